@@ -1,0 +1,22 @@
+import { defineConfig } from 'electron-vite';
+
+export default defineConfig({
+  main: {
+    build: {
+      rollupOptions: { input: { index: 'src/main/index.ts', cli: 'src/main/cli.ts' } },
+    },
+  },
+  preload: {
+    build: {
+      // A sandboxed preload must be CommonJS.
+      rollupOptions: {
+        input: 'src/preload/index.ts',
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: 'src/renderer',
+    build: { rollupOptions: { input: 'src/renderer/index.html' } },
+  },
+});

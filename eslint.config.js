@@ -1,0 +1,73 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Layers: shared ← core ← server ← main roots; core and server never see Electron or each other upward. */
+const layer = (files, patterns) => ({
+  files,
+  rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+});
+
+export default tseslint.config(
+  { ignores: ['out/**', 'node_modules/**', 'test-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
+    },
+  },
+  layer(
+    ['src/shared/**'],
+    [
+      {
+        group: [
+          '**/main/**',
+          '**/renderer/**',
+          '**/preload/**',
+          'electron',
+          'express',
+          'playwright-core',
+        ],
+        message: 'shared is the contract: zod only.',
+      },
+    ],
+  ),
+  layer(
+    ['src/main/core/**'],
+    [
+      {
+        group: ['electron', 'express', '**/server/**', '**/renderer/**'],
+        message: 'core is plain Node: no Electron, no Express, no server.',
+      },
+    ],
+  ),
+  layer(
+    ['src/main/server/**'],
+    [
+      {
+        group: ['electron', '**/renderer/**', '**/cli', '**/index'],
+        message: 'server is transport only: no Electron.',
+      },
+    ],
+  ),
+  layer(
+    ['src/renderer/**'],
+    [{ group: ['**/main/**', 'electron', 'node:*'], message: 'the renderer talks HTTP only.' }],
+  ),
+  { files: ['src/renderer/**'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['bin/**', '*.config.*'], ...tseslint.configs.disableTypeChecked },
+);

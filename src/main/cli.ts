@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, defaultDataDir } from './core/config.js';
+import { KeyStore } from './core/store/key-store.js';
+import { startBenchtop } from './start-benchtop.js';
+
+const USAGE = `usage:
+  benchtop serve [--port N] [--host ADDRESS]
+  benchtop keys create [--org NAME]
+  benchtop keys list
+  benchtop keys revoke KEY_ID`;
+
+async function serve(values: { port?: string; host?: string }): Promise<void> {
+  const server: Record<string, unknown> = {};
+  if (values.port !== undefined) server.port = Number(values.port);
+  if (values.host !== undefined) server.host = values.host;
+  const benchtop = await startBenchtop({
+    flags: Object.keys(server).length ? { server } : undefined,
+  });
+  const { url } = benchtop.server;
+  console.log(`listening on ${url}`);
+  if (benchtop.firstKey) {
+    console.log(`\nA key for organization "local" was created; it is shown only this once:\n`);
+    console.log(`  export LIGHTCONE_BASE_URL=${url}`);
+    console.log(`  export TZAFON_API_KEY=${benchtop.firstKey}\n`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`${signal}: closing every computer`);
+    benchtop.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`benchtop: error while closing: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function keys(args: string[], org: string | undefined): void {
+  const store = new KeyStore(defaultDataDir());
+  const [action, id] = args;
+  if (action === 'create') {
+    const { key, info } = store.create(org ?? 'local');
+    console.log(
+      `created ${info.id} for organization "${info.org}"; the key is shown only this once:\n${key}`,
+    );
+  } else if (action === 'list') {
+    for (const key of store.list()) {
+      console.log(
+        `${key.id}  ${key.org}  ${key.prefix}…  created ${key.created_at}${key.revoked_at ? `  revoked ${key.revoked_at}` : ''}`,
+      );
+    }
+  } else if (action === 'revoke' && id) {
+    if (!store.revoke(id)) throw new ConfigError(`no key ${id}; see \`benchtop keys list\``);
+    console.log(`revoked ${id}`);
+  } else {
+    throw new ConfigError(USAGE);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      org: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const [command = 'serve', ...rest] = positionals;
+  if (values.help) return console.log(USAGE);
+  mkdirSync(defaultDataDir(), { recursive: true });
+  if (command === 'serve') return serve(values);
+  if (command === 'keys') return keys(rest, values.org);
+  throw new ConfigError(`unknown command "${command}"\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const known =
+    error instanceof ConfigError ||
+    (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+  console.error(
+    `benchtop: ${known ? (error as Error).message : ((error as Error)?.stack ?? String(error))}`,
+  );
+  process.exit(2);
+});

@@ -1,0 +1,186 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ActionResult, BatchResult } from '../../../shared/actions.js';
+import { ActionFailure, BenchtopError, invalidRequest, notFound } from '../errors.js';
+import { now } from '../ids.js';
+import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
+import { resolveCwd, runCommand } from '../shell/run-command.js';
+import type { ActionOutcome, ActionRequest } from './action.js';
+import type { ComputerSession } from './computer-session.js';
+
+/** Actions whose result always carries page_context (browser). */
+const ALWAYS_CONTEXT = new Set(['navigate', 'new_tab', 'switch_tab', 'close_tab', 'list_tabs']);
+
+export type RunnerDeps = {
+  screenshots: ScreenshotStore;
+  baseUrl: () => string;
+  execEnabled: () => boolean;
+};
+
+/**
+ * Runs actions on a computer, one at a time, and shapes ActionResults. Failures of the action
+ * itself become `status: "error"`; a BenchtopError (bad input for this computer) propagates so
+ * the single-action endpoints can answer with its status.
+ */
+export class ActionRunner {
+  constructor(private readonly deps: RunnerDeps) {}
+
+  run(session: ComputerSession, request: ActionRequest): Promise<ActionResult> {
+    return session.serialize(() => this.runNow(session, request, false));
+  }
+
+  /** Runs in order and stops at the first failure; nothing else runs on the computer meanwhile. */
+  batch(session: ComputerSession, requests: ActionRequest[]): Promise<BatchResult> {
+    return session.serialize(async () => {
+      const results: ActionResult[] = [];
+      for (const [index, request] of requests.entries()) {
+        const result = await this.runNow(session, request, true);
+        results.push(result);
+        if (result.status === 'error') {
+          return {
+            success: false,
+            results,
+            failed_index: index,
+            error_message: result.error_message!,
+          };
+        }
+      }
+      return { success: true, results, failed_index: null, error_message: null };
+    });
+  }
+
+  private async runNow(
+    session: ComputerSession,
+    request: ActionRequest,
+    failSoft: boolean,
+  ): Promise<ActionResult> {
+    const base = { request_id: request.requestId };
+    if (session.status !== 'running') {
+      const error = notFound(`computer ${session.id} has ended (${session.terminationReason})`);
+      if (!failSoft) throw error;
+      return {
+        ...base,
+        status: 'error',
+        result: {},
+        error_message: error.message,
+        timestamp: now(),
+      };
+    }
+    session.touch();
+    try {
+      const outcome = await this.execute(session, request);
+      const pageContext = await this.contextFor(session, request, outcome.executedTabId);
+      return {
+        ...base,
+        status: 'success',
+        result: outcome.result,
+        ...(outcome.executedTabId && { executed_tab_id: outcome.executedTabId }),
+        ...(pageContext && { page_context: pageContext }),
+        timestamp: now(),
+      };
+    } catch (error) {
+      if (error instanceof BenchtopError && !failSoft) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        ...base,
+        status: 'error',
+        result: {},
+        error_message:
+          session.status === 'running'
+            ? message
+            : `computer ${session.id} ended during the action (${session.terminationReason})`,
+        timestamp: now(),
+      };
+    } finally {
+      session.touch();
+    }
+  }
+
+  private async contextFor(
+    session: ComputerSession,
+    request: ActionRequest,
+    tabId: string | undefined,
+  ) {
+    if (session.init.kind !== 'browser') return undefined;
+    if (!request.includeContext && !ALWAYS_CONTEXT.has(request.action.type)) return undefined;
+    return session.operator.pageContext(tabId ?? request.tabId).catch(() => undefined);
+  }
+
+  private async execute(session: ComputerSession, request: ActionRequest): Promise<ActionOutcome> {
+    const { action } = request;
+    const { operator } = session;
+    switch (action.type) {
+      case 'wait':
+        await sleep(action.ms, undefined, { signal: session.ended.signal }).catch(() => {
+          throw new ActionFailure('the computer ended during the wait');
+        });
+        return { result: {}, executedTabId: operator.mainTabId() };
+      case 'screenshot':
+        return this.screenshot(session, request);
+      case 'point_and_type': {
+        const click = { type: 'click', at: action.at, button: 'left', count: 1 } as const;
+        await operator.perform({ ...request, action: click });
+        return operator.perform({ ...request, action: { type: 'type', text: action.text } });
+      }
+      case 'debug':
+        return { result: await this.debug(session, request), executedTabId: operator.mainTabId() };
+      default:
+        if (!operator.supports.has(action.type)) {
+          throw invalidRequest(
+            `${action.type} is not available on ${session.init.kind} computers`,
+            'type',
+          );
+        }
+        return operator.perform(request);
+    }
+  }
+
+  private async screenshot(
+    session: ComputerSession,
+    request: ActionRequest,
+  ): Promise<ActionOutcome> {
+    const shot = await session.operator.screenshot(request.tabId);
+    const size = { width: shot.width, height: shot.height };
+    if (request.action.type === 'screenshot' && request.action.base64) {
+      const base64 = shot.png.toString('base64');
+      return {
+        result: { screenshot_url: `data:image/png;base64,${base64}`, ...size, base64 },
+        executedTabId: shot.tabId,
+      };
+    }
+    const path = await this.deps.screenshots.save(session.id, shot.png);
+    return {
+      result: { screenshot_url: `${this.deps.baseUrl()}${path}`, ...size },
+      executedTabId: shot.tabId,
+    };
+  }
+
+  private async debug(
+    session: ComputerSession,
+    request: ActionRequest,
+  ): Promise<Record<string, unknown>> {
+    if (request.action.type !== 'debug') throw new Error('not a debug action');
+    if (!this.deps.execEnabled()) {
+      throw new BenchtopError(
+        'exec_disabled',
+        'shell commands are switched off in settings (exec.enabled)',
+      );
+    }
+    const spec = request.action.command;
+    const outcome = await runCommand(
+      {
+        command: spec.command,
+        cwd: await resolveCwd(session.init.workspace, spec.cwd),
+        env: spec.env,
+        timeoutSeconds: spec.timeout_seconds,
+        maxOutputLength: spec.max_output_length,
+      },
+      session.ended.signal,
+    );
+    return {
+      debug_response: (outcome.stdout + outcome.stderr).slice(0, spec.max_output_length),
+      stdout: outcome.stdout,
+      stderr: outcome.stderr,
+      exit_code: outcome.exit_code,
+    };
+  }
+}

@@ -1,0 +1,345 @@
+import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
+import type { PageContext } from '../../../../shared/actions.js';
+import { ActionFailure, BenchtopError, invalidRequest } from '../../errors.js';
+import type {
+  Action,
+  ActionName,
+  ActionOutcome,
+  ActionRequest,
+  MouseButton,
+  Point,
+} from '../action.js';
+import type { Key } from '../keys.js';
+import { pngSize, type Operator, type Screenshot } from '../operator.js';
+import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
+import { BrowserTabs } from './browser-tabs.js';
+import { inPlaywrightLayout, playwrightKey } from './playwright-keys.js';
+
+const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
+  'click',
+  'mouse_down',
+  'mouse_up',
+  'move',
+  'drag',
+  'scroll',
+  'type',
+  'keypress',
+  'key_down',
+  'key_up',
+  'navigate',
+  'html',
+  'viewport',
+  'change_proxy',
+  'list_tabs',
+  'new_tab',
+  'switch_tab',
+  'close_tab',
+]);
+
+const NAVIGATION_TIMEOUT_MS = 30_000;
+const CDP_BUTTONS = { back: 8, forward: 16 } as const;
+
+export type BrowserOperatorOptions = {
+  host: BrowserHost;
+  contextOptions: BrowserContextOptions;
+  maxTabs: number;
+  /** Called once when the context goes away without close() (browser crash or kill). */
+  onCrash: () => void;
+};
+
+/** A browser computer: one BrowserContext of the shared Chromium, its pages as tabs. */
+export class BrowserOperator implements Operator {
+  readonly kind = 'browser' as const;
+  readonly supports = SUPPORTED;
+  private context!: BrowserContext;
+  private readonly tabs = new BrowserTabs((page) => this.fitViewport(page));
+  private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
+  private closing = false;
+
+  constructor(
+    fresh: FreshContext,
+    private readonly options: BrowserOperatorOptions,
+  ) {
+    this.adopt(fresh.context);
+    this.tabs.add(fresh.page);
+    this.tabs.watch(this.context);
+  }
+
+  private adopt(context: BrowserContext): void {
+    this.context = context;
+    context.on('close', () => {
+      if (this.context === context && !this.closing) this.options.onCrash();
+    });
+  }
+
+  private get viewport(): { width: number; height: number } {
+    return this.options.contextOptions.viewport ?? { width: 1280, height: 720 };
+  }
+
+  async perform({ action, tabId }: ActionRequest): Promise<ActionOutcome> {
+    const tabResult = await this.performTabAction(action);
+    if (tabResult) return tabResult;
+    const { id, page } = this.tabs.page(tabId);
+    try {
+      return { result: await this.performOnPage(page, action), executedTabId: id };
+    } catch (error) {
+      if (error instanceof ActionFailure || error instanceof BenchtopError) throw error;
+      throw new ActionFailure(firstLine(error));
+    }
+  }
+
+  private async performOnPage(page: Page, action: Action): Promise<Record<string, unknown>> {
+    switch (action.type) {
+      case 'click':
+        await this.click(page, action.at, action.button, action.count);
+        return {};
+      case 'mouse_down':
+      case 'mouse_up':
+        await this.press(page, action.at, action.button, action.type === 'mouse_down');
+        return {};
+      case 'move':
+        await page.mouse.move(action.at.x, action.at.y);
+        return {};
+      case 'drag':
+        await this.drag(page, action.path);
+        return {};
+      case 'scroll':
+        await page.mouse.move(action.at.x, action.at.y);
+        await page.mouse.wheel(action.dx, action.dy);
+        return {};
+      case 'type':
+        await page.keyboard.type(action.text);
+        return {};
+      case 'keypress':
+        await pressChord(page, action.keys);
+        return {};
+      case 'key_down':
+        await page.keyboard.down(layoutKey(action.key));
+        return {};
+      case 'key_up':
+        await page.keyboard.up(layoutKey(action.key));
+        return {};
+      case 'navigate':
+        await page.goto(action.url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+        return { url: page.url(), title: await page.title() };
+      case 'html':
+        return { ...(await readHtml(page)), url: page.url() };
+      case 'viewport':
+        return this.resize(action.width, action.height, action.scale);
+      case 'change_proxy':
+        return this.changeProxy(action.proxyUrl);
+      default:
+        throw invalidRequest(`${action.type} is not a browser action`);
+    }
+  }
+
+  private async performTabAction(action: Action): Promise<ActionOutcome | undefined> {
+    switch (action.type) {
+      case 'list_tabs':
+        return { result: { tabs: await this.listTabs() }, executedTabId: this.tabs.mainId };
+      case 'new_tab': {
+        this.tabs.checkRoom(this.options.maxTabs);
+        const page = await this.context.newPage();
+        const id = this.tabs.add(page);
+        if (action.url) {
+          await page
+            .goto(action.url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
+            .catch((error: unknown) => {
+              throw new ActionFailure(`tab ${id} opened, but ${firstLine(error)}`);
+            });
+        }
+        return { result: { created_tab_id: id }, executedTabId: id };
+      }
+      case 'switch_tab':
+        await this.tabs.switchTo(action.tabId).bringToFront();
+        return { result: { active_tab: action.tabId }, executedTabId: action.tabId };
+      case 'close_tab':
+        await this.tabs.close(action.tabId);
+        return { result: { closed_tab: action.tabId }, executedTabId: this.tabs.mainId };
+      default:
+        return undefined;
+    }
+  }
+
+  private async listTabs() {
+    const main = this.tabs.mainId;
+    return Promise.all(
+      this.tabs.visible().map(async ({ id, page }) => ({
+        tab_id: id,
+        id,
+        url: page.url(),
+        title: await page.title().catch(() => ''),
+        is_main: id === main,
+      })),
+    );
+  }
+
+  private async click(page: Page, at: Point, button: MouseButton, count: 1 | 2 | 3): Promise<void> {
+    if (button === 'back' || button === 'forward') {
+      await this.press(page, at, button, true);
+      await this.press(page, at, button, false);
+      return;
+    }
+    await page.mouse.move(at.x, at.y);
+    for (let clickCount = 1; clickCount <= count; clickCount++) {
+      await page.mouse.down({ button, clickCount });
+      await page.mouse.up({ button, clickCount });
+    }
+  }
+
+  private async press(page: Page, at: Point, button: MouseButton, down: boolean): Promise<void> {
+    if (button === 'back' || button === 'forward') {
+      // Playwright's mouse knows three buttons; CDP dispatches the side buttons too.
+      const cdp = await this.cdp(page);
+      await cdp.send('Input.dispatchMouseEvent', {
+        type: down ? 'mousePressed' : 'mouseReleased',
+        x: at.x,
+        y: at.y,
+        button,
+        buttons: down ? CDP_BUTTONS[button] : 0,
+        clickCount: 1,
+      });
+      return;
+    }
+    await page.mouse.move(at.x, at.y);
+    await (down ? page.mouse.down({ button }) : page.mouse.up({ button }));
+  }
+
+  private async drag(page: Page, path: Point[]): Promise<void> {
+    const [first, ...rest] = path;
+    const steps = path.length === 2 ? 10 : 1;
+    await page.mouse.move(first!.x, first!.y);
+    await page.mouse.down();
+    for (const point of rest) await page.mouse.move(point.x, point.y, { steps });
+    await page.mouse.up();
+  }
+
+  private cdp(page: Page): Promise<CDPSession> {
+    let session = this.cdpSessions.get(page);
+    if (!session) {
+      session = this.context.newCDPSession(page);
+      this.cdpSessions.set(page, session);
+    }
+    return session;
+  }
+
+  private async resize(width: number, height: number, scale?: number) {
+    const current = this.options.contextOptions.deviceScaleFactor ?? 1;
+    if (scale !== undefined && scale !== current) {
+      throw invalidRequest(
+        `a browser computer keeps the scale it was created with (${current}); create a computer with display.scale ${scale}`,
+        'scale_factor',
+      );
+    }
+    this.options.contextOptions.viewport = { width, height };
+    await Promise.all(this.tabs.all().map(({ page }) => page.setViewportSize({ width, height })));
+    return { width, height, scale_factor: current };
+  }
+
+  private fitViewport(page: Page): void {
+    const size = page.viewportSize();
+    const { width, height } = this.viewport;
+    if (size && (size.width !== width || size.height !== height)) {
+      page.setViewportSize({ width, height }).catch(() => {});
+    }
+  }
+
+  /** Rebuilds the context behind the new proxy, carrying cookies, storage and open tabs. */
+  private async changeProxy(proxyUrl: string): Promise<Record<string, unknown>> {
+    const storageState = await this.context.storageState({ indexedDB: true });
+    const open = this.tabs.visible().map(({ id, page }) => ({ id, url: page.url() }));
+    const main = this.tabs.mainId;
+    const contextOptions = { ...this.options.contextOptions, proxy: proxyFromUrl(proxyUrl) };
+    const fresh = await this.options.host.newContext({ ...contextOptions, storageState });
+    const old = this.context;
+    this.options.contextOptions = contextOptions;
+    this.adopt(fresh.context);
+    this.tabs.clear();
+    await old.close().catch(() => {});
+    for (const [index, tab] of open.entries()) {
+      const page = index === 0 ? fresh.page : await fresh.context.newPage();
+      this.tabs.add(page, tab.id);
+      if (tab.url !== 'about:blank')
+        await page.goto(tab.url, { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => {});
+    }
+    if (main && open.some((tab) => tab.id === main)) this.tabs.switchTo(main);
+    this.tabs.watch(fresh.context);
+    return { proxy_url: redactProxy(proxyUrl), page_state_reloaded: true };
+  }
+
+  async screenshot(tabId?: string): Promise<Screenshot> {
+    const { id, page } = this.tabs.page(tabId);
+    const png = await page.screenshot({ type: 'png', scale: 'css' });
+    return { png, ...pngSize(png), tabId: id };
+  }
+
+  async pageContext(tabId?: string): Promise<PageContext | undefined> {
+    const { id, page } = this.tabs.page(tabId);
+    const metrics = await page.evaluate(() => ({
+      title: document.title,
+      viewport_width: window.innerWidth,
+      viewport_height: window.innerHeight,
+      page_width: document.documentElement.scrollWidth,
+      page_height: document.documentElement.scrollHeight,
+      scroll_x: window.scrollX,
+      scroll_y: window.scrollY,
+      device_scale_factor: window.devicePixelRatio,
+    }));
+    return { tab_id: id, url: page.url(), is_main_tab: id === this.tabs.mainId, ...metrics };
+  }
+
+  mainTabId(): string | undefined {
+    return this.tabs.mainId;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.tabs.clear();
+    await this.context.close().catch(() => {});
+  }
+}
+
+function layoutKey(key: Key): string {
+  if (!inPlaywrightLayout(key))
+    throw new ActionFailure(`the key "${key}" cannot be pressed in a browser computer`);
+  return playwrightKey(key);
+}
+
+/** Presses all keys in order and releases them in reverse; a lone character off the layout is typed. */
+async function pressChord(page: Page, keys: Key[]): Promise<void> {
+  if (keys.length === 1 && !inPlaywrightLayout(keys[0]!) && [...keys[0]!].length === 1) {
+    await page.keyboard.insertText(keys[0]!);
+    return;
+  }
+  const names = keys.map(layoutKey);
+  for (const name of names) await page.keyboard.down(name);
+  for (const name of names.reverse()) await page.keyboard.up(name);
+}
+
+async function readHtml(page: Page): Promise<{ html_content: string; title: string }> {
+  // One round trip for markup and title; page.content() plus page.title() would be two.
+  return page.evaluate(() => {
+    const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+    return { html_content: doctype + document.documentElement.outerHTML, title: document.title };
+  });
+}
+
+export function proxyFromUrl(proxyUrl: string): BrowserContextOptions['proxy'] {
+  if (!proxyUrl) return undefined;
+  const url = new URL(proxyUrl);
+  const server = `${url.protocol}//${url.host}`;
+  if (!url.username) return { server };
+  return {
+    server,
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  };
+}
+
+/** The proxy URL without its password, for results and logs. */
+export function redactProxy(proxyUrl: string): string {
+  if (!proxyUrl) return '';
+  const url = new URL(proxyUrl);
+  if (url.password) url.password = '***';
+  return url.href.replace(/\/$/, '');
+}

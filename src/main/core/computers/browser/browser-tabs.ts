@@ -1,0 +1,107 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { ActionFailure, invalidRequest, notFound } from '../../errors.js';
+import { newId } from '../../ids.js';
+
+const HIDDEN_SCHEMES = /^(chrome|devtools|chrome-extension):/;
+
+/**
+ * The tabs of one browser computer in opening order, with the main tab (where actions run when
+ * no tab_id is given). Pages the site opens (popups, target=_blank) join and become main, as in a
+ * real browser; chrome:// and devtools:// pages are never listed.
+ */
+export class BrowserTabs {
+  private readonly pages = new Map<string, Page>();
+  private readonly ids = new WeakMap<Page, string>();
+  private main: string | undefined;
+
+  constructor(private readonly onOpen: (page: Page) => void) {}
+
+  /** Follows pages the context opens from now on. */
+  watch(context: BrowserContext): void {
+    context.on('page', (page) => this.add(page));
+  }
+
+  add(page: Page, id: string = newId('tab')): string {
+    const known = this.ids.get(page);
+    if (known) return known;
+    this.ids.set(page, id);
+    this.pages.set(id, page);
+    this.main = id;
+    page.on('close', () => this.forget(id));
+    this.onOpen(page);
+    return id;
+  }
+
+  private forget(id: string): void {
+    if (!this.pages.delete(id)) return;
+    if (this.main === id) this.main = [...this.pages.keys()].at(-1);
+  }
+
+  get mainId(): string | undefined {
+    return this.main;
+  }
+
+  /** The page an action runs on: the named tab, else the main one. */
+  page(tabId?: string): { id: string; page: Page } {
+    const id = tabId ?? this.main;
+    const page = id === undefined ? undefined : this.pages.get(id);
+    if (!page || !id) {
+      throw new ActionFailure(
+        tabId ? `no open tab ${tabId} in this computer` : 'this computer has no open tab',
+      );
+    }
+    return { id, page };
+  }
+
+  /** Like page(), for endpoints where an unknown tab is a 404. */
+  require(tabId: string): Page {
+    const page = this.pages.get(tabId);
+    if (!page)
+      throw notFound(
+        `no open tab ${tabId} in this computer; list tabs with GET /computers/{id}/tabs`,
+        'tab_id',
+      );
+    return page;
+  }
+
+  visible(): Array<{ id: string; page: Page }> {
+    return [...this.pages]
+      .filter(([, page]) => !HIDDEN_SCHEMES.test(page.url()))
+      .map(([id, page]) => ({ id, page }));
+  }
+
+  all(): Array<{ id: string; page: Page }> {
+    return [...this.pages].map(([id, page]) => ({ id, page }));
+  }
+
+  switchTo(tabId: string): Page {
+    const page = this.require(tabId);
+    this.main = tabId;
+    return page;
+  }
+
+  async close(tabId: string): Promise<void> {
+    const page = this.require(tabId);
+    if (this.visible().length <= 1) {
+      throw invalidRequest(
+        'cannot close the last tab of a computer; delete the computer instead',
+        'tab_id',
+      );
+    }
+    await page.close();
+    this.forget(tabId);
+  }
+
+  checkRoom(maxTabs: number): void {
+    if (this.pages.size >= maxTabs) {
+      throw invalidRequest(
+        `a computer has at most ${maxTabs} tabs; close one first (limits.max_tabs)`,
+      );
+    }
+  }
+
+  clear(): void {
+    this.pages.clear();
+    this.main = undefined;
+  }
+}

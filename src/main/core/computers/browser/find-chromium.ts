@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+type Env = Record<string, string | undefined>;
+
+function systemCandidates(env: Env): string[] {
+  if (process.platform === 'darwin') {
+    return [
+      '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+      '/Applications/Chromium.app/Contents/MacOS/Chromium',
+      '/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge',
+    ];
+  }
+  if (process.platform === 'win32') {
+    const roots = [env.PROGRAMFILES, env['PROGRAMFILES(X86)'], env.LOCALAPPDATA].filter(
+      Boolean,
+    ) as string[];
+    return roots.flatMap((root) => [
+      join(root, 'Google', 'Chrome', 'Application', 'chrome.exe'),
+      join(root, 'Chromium', 'Application', 'chrome.exe'),
+      join(root, 'Microsoft', 'Edge', 'Application', 'msedge.exe'),
+    ]);
+  }
+  return [
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/snap/bin/chromium',
+    '/usr/bin/google-chrome',
+    '/usr/bin/google-chrome-stable',
+    '/usr/bin/microsoft-edge',
+  ];
+}
+
+function playwrightInstalled(): string | undefined {
+  try {
+    return chromium.executablePath();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Chromium to run, in the order of DESIGN.md: setting, BENCHTOP_CHROMIUM, Playwright's own
+ * browsers, then the system's Chrome / Chromium / Edge. Undefined when there is none.
+ */
+export function findChromium(setting: string | null, env: Env = process.env): string | undefined {
+  if (setting) return setting;
+  if (env.BENCHTOP_CHROMIUM) return env.BENCHTOP_CHROMIUM;
+  return [playwrightInstalled(), ...systemCandidates(env)].find(
+    (path): path is string => !!path && existsSync(path),
+  );
+}
+
+export const INSTALL_HINT =
+  process.platform === 'linux'
+    ? 'install Chromium (Debian/Ubuntu: apt-get install chromium) or set browser.executable_path'
+    : 'install Google Chrome or Chromium, or set browser.executable_path';

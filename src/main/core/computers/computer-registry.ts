@@ -1,0 +1,189 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BrowserContextOptions } from 'playwright-core';
+import type { Display } from '../../../shared/common.js';
+import type { CreateComputerBody, TerminationReason } from '../../../shared/computers.js';
+import type { Settings } from '../config.js';
+import { BenchtopError, invalidRequest, notFound, unavailable } from '../errors.js';
+import { newId } from '../ids.js';
+import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
+import { BrowserOperator, proxyFromUrl } from './browser/browser-operator.js';
+import type { BrowserHost } from './browser/browser-host.js';
+import { ComputerSession } from './computer-session.js';
+
+const DEFAULT_DISPLAY: Display = { width: 1280, height: 720, scale: 1 };
+const DEFAULT_IDLE_SECONDS = 120;
+/** Terminated computers stay retrievable this long (the contract asks for at least an hour). */
+const KEEP_TERMINATED_MS = 65 * 60 * 1000;
+/** Screenshot URLs outlive their computer by this much. */
+const SCREENSHOT_GRACE_MS = 10 * 60 * 1000;
+
+export type RegistryDeps = {
+  settings: Settings;
+  browsers: BrowserHost;
+  screenshots: ScreenshotStore;
+  workspaces: string;
+};
+
+/** Every computer of every organization: creation, lookup scoped by org, lifetimes, termination. */
+export class ComputerRegistry {
+  private readonly sessions = new Map<string, ComputerSession>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly deps: RegistryDeps) {}
+
+  async create(org: string, body: CreateComputerBody): Promise<ComputerSession> {
+    if (body.kind !== 'browser') {
+      throw unavailable('desktop computers are not available in this version of Benchtop');
+    }
+    if (body.environment_id !== undefined) {
+      throw invalidRequest(
+        `no saved environment ${body.environment_id}; list them with GET /computers?type=persistent`,
+        'environment_id',
+      );
+    }
+    this.checkConcurrency(org, body.kind);
+    const display = { ...DEFAULT_DISPLAY, ...body.display };
+    const id = newId('comp');
+    const workspace = join(this.deps.workspaces, id);
+    await mkdir(workspace, { recursive: true });
+    const contextOptions = this.contextOptions(display, body);
+    const fresh = await this.deps.browsers.acquire(contextOptions);
+    const operator = new BrowserOperator(fresh, {
+      host: this.deps.browsers,
+      contextOptions,
+      maxTabs: this.deps.settings.limits.max_tabs,
+      onCrash: () => void this.terminate(session, 'crashed'),
+    });
+    const session = new ComputerSession(
+      {
+        id,
+        org,
+        kind: body.kind,
+        display,
+        persistent: body.persistent ?? false,
+        environmentId: null,
+        contextId: body.context_id ?? null,
+        workspace,
+        maxLifetimeSeconds: body.max_lifetime_seconds ?? body.timeout_seconds ?? null,
+        inactivityTimeoutSeconds: body.inactivity_timeout_seconds ?? DEFAULT_IDLE_SECONDS,
+        idleTimeoutEnabled: body.idle_timeout_enabled ?? body.auto_kill ?? true,
+      },
+      operator,
+    );
+    this.sessions.set(id, session);
+    this.arm(session);
+    return session;
+  }
+
+  private contextOptions(display: Display, body: CreateComputerBody): BrowserContextOptions {
+    const options: BrowserContextOptions = {
+      viewport: { width: display.width, height: display.height },
+      deviceScaleFactor: display.scale,
+    };
+    if (body.use_advanced_proxy) {
+      const proxyUrl = this.deps.settings.proxy.advanced_proxy_url;
+      if (!proxyUrl) {
+        throw invalidRequest(
+          'use_advanced_proxy needs a proxy in settings (proxy.advanced_proxy_url)',
+          'use_advanced_proxy',
+        );
+      }
+      options.proxy = proxyFromUrl(proxyUrl);
+    }
+    return options;
+  }
+
+  private checkConcurrency(org: string, kind: 'browser' | 'desktop'): void {
+    const limit =
+      kind === 'browser'
+        ? this.deps.settings.limits.browsers_per_org
+        : this.deps.settings.limits.desktops_per_org;
+    const running = this.list(org).filter((session) => session.init.kind === kind).length;
+    if (running >= limit) {
+      throw new BenchtopError(
+        'concurrency_limit',
+        `organization ${org} already has ${running} running ${kind} computers (limit ${limit}); delete one first`,
+        undefined,
+        1,
+      );
+    }
+  }
+
+  /** The computer if it belongs to org, running or recently terminated. */
+  get(org: string, id: string): ComputerSession {
+    const session = this.sessions.get(id);
+    if (!session || session.org !== org) throw notFound(`no computer ${id}`, 'id');
+    return session;
+  }
+
+  /** Like get(), but a terminated computer is a 404 that says why it ended. */
+  getRunning(org: string, id: string): ComputerSession {
+    const session = this.get(org, id);
+    if (session.status !== 'running') {
+      throw notFound(
+        `computer ${id} has ended (${session.terminationReason} at ${new Date(session.terminatedAt!).toISOString()})`,
+        'id',
+      );
+    }
+    return session;
+  }
+
+  list(org: string): ComputerSession[] {
+    return [...this.sessions.values()].filter(
+      (session) => session.org === org && session.status === 'running',
+    );
+  }
+
+  async delete(org: string, id: string): Promise<void> {
+    await this.terminate(this.get(org, id), 'deleted');
+  }
+
+  keepalive(org: string, id: string): ComputerSession {
+    const session = this.getRunning(org, id);
+    session.touch();
+    return session;
+  }
+
+  /** Checks lifetimes exactly at the next deadline; activity only moves the deadline later. */
+  private arm(session: ComputerSession): void {
+    clearTimeout(this.timers.get(session.id));
+    const deadline = session.nextDeadline();
+    if (!deadline || session.status !== 'running') return;
+    const timer = setTimeout(
+      () => {
+        const due = session.nextDeadline();
+        if (due && due.at <= Date.now()) void this.terminate(session, due.reason);
+        else this.arm(session);
+      },
+      Math.max(0, deadline.at - Date.now()),
+    );
+    timer.unref();
+    this.timers.set(session.id, timer);
+  }
+
+  async terminate(session: ComputerSession, reason: TerminationReason): Promise<void> {
+    if (session.status === 'terminated') return;
+    session.status = 'terminated';
+    session.terminatedAt = Date.now();
+    session.terminationReason = reason;
+    session.ended.abort();
+    clearTimeout(this.timers.get(session.id));
+    const forget = setTimeout(() => {
+      this.sessions.delete(session.id);
+      this.timers.delete(session.id);
+    }, KEEP_TERMINATED_MS);
+    forget.unref();
+    this.timers.set(session.id, forget);
+    this.deps.screenshots.release(session.id, reason === 'shutdown' ? 0 : SCREENSHOT_GRACE_MS);
+    await session.operator.close();
+    await rm(session.init.workspace, { recursive: true, force: true });
+  }
+
+  async close(): Promise<void> {
+    const running = [...this.sessions.values()].filter((session) => session.status === 'running');
+    await Promise.all(running.map((session) => this.terminate(session, 'shutdown')));
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+}

@@ -1,0 +1,119 @@
+import type {
+  Computer,
+  ComputerKind,
+  ComputerStatus,
+  TerminationReason,
+} from '../../../shared/computers.js';
+import type { Display } from '../../../shared/common.js';
+import type { Operator } from './operator.js';
+
+export type Lifetimes = {
+  maxLifetimeSeconds: number | null;
+  inactivityTimeoutSeconds: number;
+  idleTimeoutEnabled: boolean;
+};
+
+export type SessionInit = Lifetimes & {
+  id: string;
+  org: string;
+  kind: ComputerKind;
+  display: Display;
+  persistent: boolean;
+  environmentId: string | null;
+  contextId: string | null;
+  workspace: string;
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** One computer: its record, its lifetimes, its operator, and a queue so actions never interleave. */
+export class ComputerSession {
+  readonly createdAt = Date.now();
+  lastActivityAt = this.createdAt;
+  status: 'running' | 'terminated' = 'running';
+  terminatedAt: number | undefined;
+  terminationReason: TerminationReason | undefined;
+  /** Aborted when the computer ends, so waits and commands stop with it. */
+  readonly ended = new AbortController();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly init: SessionInit,
+    readonly operator: Operator,
+  ) {}
+
+  get id(): string {
+    return this.init.id;
+  }
+  get org(): string {
+    return this.init.org;
+  }
+
+  touch(): void {
+    this.lastActivityAt = Date.now();
+  }
+
+  /** Runs work after everything queued before it on this computer. */
+  serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** The next moment a lifetime runs out, and which one. */
+  nextDeadline(): { at: number; reason: TerminationReason } | undefined {
+    const { maxLifetimeSeconds, inactivityTimeoutSeconds, idleTimeoutEnabled } = this.init;
+    const deadlines: Array<{ at: number; reason: TerminationReason }> = [];
+    if (maxLifetimeSeconds !== null) {
+      deadlines.push({ at: this.createdAt + maxLifetimeSeconds * 1000, reason: 'max_lifetime' });
+    }
+    if (idleTimeoutEnabled) {
+      deadlines.push({
+        at: this.lastActivityAt + inactivityTimeoutSeconds * 1000,
+        reason: 'idle_timeout',
+      });
+    }
+    return deadlines.sort((a, b) => a.at - b.at)[0];
+  }
+
+  statusView(): ComputerStatus {
+    const { maxLifetimeSeconds, inactivityTimeoutSeconds, idleTimeoutEnabled } = this.init;
+    return {
+      id: this.id,
+      status: this.status,
+      created_at: iso(this.createdAt),
+      last_activity_at: iso(this.lastActivityAt),
+      expires_at:
+        maxLifetimeSeconds === null ? null : iso(this.createdAt + maxLifetimeSeconds * 1000),
+      idle_expires_at:
+        idleTimeoutEnabled && this.status === 'running'
+          ? iso(this.lastActivityAt + inactivityTimeoutSeconds * 1000)
+          : null,
+      max_lifetime_seconds: maxLifetimeSeconds,
+      inactivity_timeout_seconds: inactivityTimeoutSeconds,
+      idle_timeout_enabled: idleTimeoutEnabled,
+      auto_kill: idleTimeoutEnabled,
+    };
+  }
+
+  view(baseUrl: string): Computer {
+    const base = `${baseUrl}/computers/${this.id}`;
+    return {
+      ...this.statusView(),
+      kind: this.init.kind,
+      persistent: this.init.persistent,
+      environment_id: this.init.environmentId,
+      context_id: this.init.contextId,
+      display: { ...this.init.display },
+      endpoints: {
+        events: `${base}/events`,
+        screencast: `${base}/screencast`,
+        live_view: `${baseUrl}/ui/#/computers/${this.id}`,
+      },
+      ...(this.terminatedAt !== undefined && {
+        terminated_at: iso(this.terminatedAt),
+        termination_reason: this.terminationReason,
+      }),
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { ActionRunner } from './computers/action-runner.js';
+import { BrowserHost } from './computers/browser/browser-host.js';
+import { ComputerRegistry } from './computers/computer-registry.js';
+import type { Settings } from './config.js';
+import { ScreenshotStore } from './screenshots/screenshot-store.js';
+import { KeyStore } from './store/key-store.js';
+
+export type CoreOptions = {
+  settings: Settings;
+  dataDir: string;
+  /** A key accepted for organization `local` without being stored (BENCHTOP_API_KEY). */
+  trustedKey?: string;
+  /** Watch keys.json so keys revoked by another process stop working at once. */
+  watchKeys?: boolean;
+};
+
+export type Core = Awaited<ReturnType<typeof createCore>>;
+
+/** Builds everything from settings. Plain Node: no Electron, no Express. */
+export async function createCore(options: CoreOptions) {
+  const { settings, dataDir } = options;
+  const keys = new KeyStore(dataDir, { watch: options.watchKeys });
+  if (options.trustedKey) keys.trustKey(options.trustedKey, 'local');
+  const screenshots = new ScreenshotStore(join(dataDir, 'screenshots'));
+  await screenshots.init();
+  const browsers = new BrowserHost(settings.browser);
+  const computers = new ComputerRegistry({
+    settings,
+    browsers,
+    screenshots,
+    workspaces: join(dataDir, 'workspaces'),
+  });
+  let baseUrl = `http://${settings.server.host}:${settings.server.port}`;
+  const actions = new ActionRunner({
+    screenshots,
+    baseUrl: () => baseUrl,
+    execEnabled: () => settings.exec.enabled,
+  });
+  browsers.prewarm();
+
+  return {
+    settings,
+    dataDir,
+    keys,
+    computers,
+    actions,
+    screenshots,
+    browsers,
+    get baseUrl() {
+      return baseUrl;
+    },
+    /** The server tells core where it listens, for absolute URLs in results. */
+    setBaseUrl(url: string) {
+      baseUrl = url.replace(/\/$/, '');
+    },
+    async close() {
+      await computers.close();
+      await browsers.close();
+      screenshots.close();
+      keys.close();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { createHash, randomBytes } from 'node:crypto';
+import Conf from 'conf';
+import { newId, now } from '../ids.js';
+
+export type KeyRecord = {
+  id: string;
+  org: string;
+  /** sha256 of the key; the key itself is never stored. */
+  hash: string;
+  /** First characters, so a person can tell keys apart in a list. */
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+export type KeyInfo = Omit<KeyRecord, 'hash'>;
+export type Principal = { org: string; keyId: string };
+
+const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{16,200}$/;
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/**
+ * API keys, stored hashed in keys.json (conf's format). The file is watched, so a key revoked
+ * by the CLI in another process stops working here at once.
+ */
+export class KeyStore {
+  private readonly conf: Conf<{ keys: KeyRecord[] }>;
+  private byHash = new Map<string, KeyRecord>();
+  /** Keys trusted from the environment: valid while this process runs, never written. */
+  private readonly extra = new Map<string, KeyRecord>();
+  private readonly unwatch: () => void;
+
+  constructor(dataDir: string, options: { watch?: boolean } = {}) {
+    this.conf = new Conf<{ keys: KeyRecord[] }>({
+      cwd: dataDir,
+      configName: 'keys',
+      defaults: { keys: [] },
+      watch: options.watch ?? false,
+      clearInvalidConfig: false,
+    });
+    this.reindex();
+    this.unwatch = this.conf.onDidAnyChange(() => this.reindex());
+  }
+
+  private reindex(): void {
+    this.byHash = new Map(this.conf.get('keys').map((record) => [record.hash, record]));
+    for (const [hash, record] of this.extra) this.byHash.set(hash, record);
+  }
+
+  /** Accepts a key given in the environment (BENCHTOP_API_KEY) for an organization, unstored. */
+  trustKey(key: string, org: string): void {
+    if (!KEY_PATTERN.test(key)) {
+      throw new Error(
+        'BENCHTOP_API_KEY must look like sk_ followed by at least 16 letters, digits, _ or -',
+      );
+    }
+    const record: KeyRecord = {
+      id: 'key_env',
+      org,
+      hash: hashKey(key),
+      prefix: key.slice(0, 7),
+      created_at: now(),
+      revoked_at: null,
+    };
+    this.extra.set(record.hash, record);
+    this.byHash.set(record.hash, record);
+  }
+
+  create(org: string): { key: string; info: KeyInfo } {
+    const key = `sk_${randomBytes(24).toString('base64url')}`;
+    const record: KeyRecord = {
+      id: newId('key'),
+      org,
+      hash: hashKey(key),
+      prefix: key.slice(0, 7),
+      created_at: now(),
+      revoked_at: null,
+    };
+    this.conf.set('keys', [...this.conf.get('keys'), record]);
+    this.reindex();
+    return { key, info: withoutHash(record) };
+  }
+
+  list(): KeyInfo[] {
+    return this.conf.get('keys').map(withoutHash);
+  }
+
+  /** Returns false when no stored key has that id. */
+  revoke(id: string): boolean {
+    const keys = this.conf.get('keys');
+    const record = keys.find((candidate) => candidate.id === id);
+    if (!record) return false;
+    record.revoked_at ??= now();
+    this.conf.set('keys', keys);
+    this.reindex();
+    return true;
+  }
+
+  hasStoredKeys(): boolean {
+    return this.conf.get('keys').length > 0;
+  }
+
+  verify(key: string): Principal | undefined {
+    if (!KEY_PATTERN.test(key)) return undefined;
+    const record = this.byHash.get(hashKey(key));
+    if (!record || record.revoked_at) return undefined;
+    return { org: record.org, keyId: record.id };
+  }
+
+  close(): void {
+    this.unwatch();
+  }
+}
+
+function withoutHash({ hash: _hash, ...info }: KeyRecord): KeyInfo {
+  return info;
+}

@@ -1,0 +1,47 @@
+import express, { Router } from 'express';
+import type { Core } from '../core/create-core.js';
+import { newId } from '../core/ids.js';
+import { requireKey } from './auth.js';
+import { errorMapper, sendError } from './errors.js';
+import { Routes } from './route-spec.js';
+import { actionRoutes } from './routes/actions.routes.js';
+import { computerRoutes } from './routes/computers.routes.js';
+import { publicRoutes } from './routes/public.routes.js';
+import { tabRoutes } from './routes/tabs.routes.js';
+
+const PUBLIC = /^\/(health|openapi\.json|screenshots\/)/;
+
+export type AppOptions = { log?: (message: string) => void };
+
+/** The Express app: request ids, body parsing, keys, routes, one error mapper. Does not listen. */
+export function createApp(core: Core, options: AppOptions = {}) {
+  const log = options.log ?? ((message: string) => console.error(message));
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((_req, res, next) => {
+    const requestId = newId('req');
+    res.locals.requestId = requestId;
+    res.setHeader('x-request-id', requestId);
+    next();
+  });
+  // Bodies are JSON whatever their Content-Type says; an empty body is an empty object.
+  app.use(express.json({ limit: '10mb', type: () => true, strict: false }));
+  app.use(requireKey(core.keys, (path) => PUBLIC.test(path)));
+
+  const router = Router();
+  const routes = new Routes(router);
+  publicRoutes(routes, core);
+  computerRoutes(routes, core);
+  actionRoutes(routes, core);
+  tabRoutes(routes, core);
+  app.use(router);
+
+  app.use((req, res) => {
+    sendError(res, 'not_found', `no route ${req.method} ${req.path}; see GET /openapi.json`);
+  });
+  app.use(errorMapper(log));
+  return app;
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import {
+  ACTION_ENDPOINTS,
+  ActionResult,
+  BatchBody,
+  BatchResult,
+  ComputerAction,
+  ExecuteBody,
+  MAX_BATCH_ACTIONS,
+} from '../../../shared/actions.js';
+import type { Core } from '../../core/create-core.js';
+import { invalidRequest } from '../../core/errors.js';
+import { normalizeAction } from '../../core/computers/normalize-action.js';
+import type { Routes } from '../route-spec.js';
+import { parseComputerAction } from '../validate.js';
+
+export function actionRoutes(routes: Routes, core: Core): void {
+  const tag = 'actions';
+
+  for (const [segment, { type, schema, toAction }] of Object.entries(ACTION_ENDPOINTS)) {
+    routes.add(
+      {
+        method: 'post',
+        path: `/computers/:id/${segment}`,
+        tag,
+        summary: `Perform ${type} on the computer`,
+        body: schema,
+        response: ActionResult,
+      },
+      ({ body, params, principal }) => {
+        const session = core.computers.getRunning(principal.org, params.id!);
+        const request = normalizeAction((toAction as (body: object) => ComputerAction)(body));
+        return core.actions.run(session, request);
+      },
+    );
+  }
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/computers/:id/execute',
+      tag,
+      summary: 'Perform any ComputerAction, given as {action} or bare',
+      body: z.unknown(),
+      bodyDoc: ExecuteBody,
+      response: ActionResult,
+    },
+    ({ body, params, principal }) => {
+      const wrapped = typeof body === 'object' && body !== null && 'action' in body;
+      const wire = wrapped
+        ? parseComputerAction(body.action, 'action.')
+        : parseComputerAction(body);
+      const session = core.computers.getRunning(principal.org, params.id!);
+      return core.actions.run(session, normalizeAction(wire, wrapped ? 'action.' : ''));
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/computers/:id/batch',
+      tag,
+      summary: 'Run actions in order, stopping at the first failure',
+      body: z.unknown(),
+      bodyDoc: BatchBody,
+      response: BatchResult,
+    },
+    ({ body, params, principal }) => {
+      const actions = (body as { actions?: unknown } | undefined)?.actions;
+      if (!Array.isArray(actions))
+        throw invalidRequest('actions must be a list of actions', 'actions');
+      if (actions.length > MAX_BATCH_ACTIONS) {
+        throw invalidRequest(`a batch holds at most ${MAX_BATCH_ACTIONS} actions`, 'actions');
+      }
+      // Everything is validated before anything runs.
+      const requests = actions.map((action, index) =>
+        normalizeAction(parseComputerAction(action, `actions.${index}.`), `actions.${index}.`),
+      );
+      const session = core.computers.getRunning(principal.org, params.id!);
+      return core.actions.batch(session, requests);
+    },
+  );
+}

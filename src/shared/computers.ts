@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { Display, Timestamp } from './common.js';
+
+export const ComputerKind = z.enum(['browser', 'desktop']);
+export type ComputerKind = z.infer<typeof ComputerKind>;
+
+export const TerminationReason = z.enum([
+  'deleted',
+  'idle_timeout',
+  'max_lifetime',
+  'crashed',
+  'shutdown',
+]);
+export type TerminationReason = z.infer<typeof TerminationReason>;
+
+const ONE_WEEK = 7 * 24 * 3600;
+const ONE_DAY = 24 * 3600;
+
+export const CreateComputerBody = z.object({
+  kind: ComputerKind.default('browser'),
+  display: Display.optional(),
+  max_lifetime_seconds: z.number().positive().max(ONE_WEEK).optional(),
+  timeout_seconds: z
+    .number()
+    .positive()
+    .max(ONE_WEEK)
+    .optional()
+    .describe('Deprecated alias of max_lifetime_seconds.'),
+  inactivity_timeout_seconds: z.number().positive().max(ONE_DAY).optional(),
+  idle_timeout_enabled: z.boolean().optional(),
+  auto_kill: z.boolean().optional().describe('Deprecated alias of idle_timeout_enabled.'),
+  persistent: z.boolean().optional(),
+  environment_id: z.string().min(1).max(200).optional(),
+  context_id: z.string().max(1000).optional(),
+  stealth: z.record(z.string(), z.unknown()).optional(),
+  use_advanced_proxy: z.boolean().optional(),
+});
+export type CreateComputerBody = z.infer<typeof CreateComputerBody>;
+
+export const ComputerStatusValue = z.enum(['running', 'terminated']);
+
+const lifetimeFields = {
+  id: z.string(),
+  status: ComputerStatusValue,
+  created_at: Timestamp,
+  last_activity_at: Timestamp,
+  expires_at: Timestamp.nullable(),
+  idle_expires_at: Timestamp.nullable(),
+  max_lifetime_seconds: z.number().nullable(),
+  inactivity_timeout_seconds: z.number(),
+  idle_timeout_enabled: z.boolean(),
+  auto_kill: z.boolean(),
+};
+
+export const ComputerStatus = z.object(lifetimeFields).meta({ id: 'ComputerStatus' });
+export type ComputerStatus = z.infer<typeof ComputerStatus>;
+
+export const Computer = z
+  .object({
+    ...lifetimeFields,
+    kind: ComputerKind,
+    persistent: z.boolean(),
+    environment_id: z.string().nullable(),
+    context_id: z.string().nullable(),
+    display: z.object({ width: z.number(), height: z.number(), scale: z.number() }),
+    endpoints: z.object({ events: z.string(), screencast: z.string(), live_view: z.string() }),
+    terminated_at: Timestamp.optional(),
+    termination_reason: TerminationReason.optional(),
+  })
+  .meta({ id: 'Computer' });
+export type Computer = z.infer<typeof Computer>;
+
+export const ListComputersQuery = z.object({
+  type: z.enum(['live', 'persistent']).default('live'),
+});
+
+export const Environment = z
+  .object({
+    id: z.string(),
+    kind: ComputerKind,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    source_computer_id: z.string(),
+  })
+  .meta({ id: 'Environment' });
+export type Environment = z.infer<typeof Environment>;
+
+export const KeepaliveResult = z.object({
+  status: z.literal('running'),
+  idle_expires_at: Timestamp.nullable(),
+});
+
+export const ComputerIdParams = z.object({ id: z.string() });

@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './common.js';
+export * from './computers.js';
+export * from './actions.js';
+export * from './health.js';
