@@ -10,6 +10,8 @@ const USAGE = `usage:
   benchtop keys list
   benchtop keys revoke KEY_ID`;
 
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
 async function serve(values: { port?: string; host?: string }): Promise<void> {
   const server: Record<string, unknown> = {};
   if (values.port !== undefined) server.port = Number(values.port);
@@ -26,9 +28,15 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
   }
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) process.exit(1);
+    // conf's atomic writer (when-exit) re-raises the signal once after its own cleanup, so a
+    // repeat is expected and ignored; a hung close is cut off by the deadline instead.
+    if (stopping) return;
     stopping = true;
     console.log(`${signal}: closing every computer`);
+    setTimeout(() => {
+      console.error(`benchtop: closing took longer than ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
     benchtop.close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
 import Conf from 'conf';
 import { newId, now } from '../ids.js';
 
@@ -23,26 +24,40 @@ export function hashKey(key: string): string {
 }
 
 /**
- * API keys, stored hashed in keys.json (conf's format). The file is watched, so a key revoked
- * by the CLI in another process stops working here at once.
+ * API keys, stored hashed in keys.json (conf's format). With `watch`, the data dir is watched
+ * (inotify, not conf's 5 s polling), so a key revoked by the CLI in another process stops working
+ * here at once.
  */
 export class KeyStore {
   private readonly conf: Conf<{ keys: KeyRecord[] }>;
   private byHash = new Map<string, KeyRecord>();
   /** Keys trusted from the environment: valid while this process runs, never written. */
   private readonly extra = new Map<string, KeyRecord>();
-  private readonly unwatch: () => void;
+  private readonly watcher: FSWatcher | undefined;
 
   constructor(dataDir: string, options: { watch?: boolean } = {}) {
     this.conf = new Conf<{ keys: KeyRecord[] }>({
       cwd: dataDir,
       configName: 'keys',
       defaults: { keys: [] },
-      watch: options.watch ?? false,
       clearInvalidConfig: false,
     });
     this.reindex();
-    this.unwatch = this.conf.onDidAnyChange(() => this.reindex());
+    if (options.watch) {
+      // conf writes atomically (temp file + rename), so the directory is what to watch.
+      this.watcher = watch(dataDir, (_event, file) => {
+        if (file === 'keys.json') this.reload();
+      });
+      this.watcher.unref();
+    }
+  }
+
+  private reload(): void {
+    try {
+      this.reindex();
+    } catch {
+      // A file being replaced can be briefly unreadable; the rename that follows reloads again.
+    }
   }
 
   private reindex(): void {
@@ -111,7 +126,7 @@ export class KeyStore {
   }
 
   close(): void {
-    this.unwatch();
+    this.watcher?.close();
   }
 }
 

@@ -88,6 +88,10 @@ export class BrowserHost {
         executablePath,
         headless: this.settings.headless,
         args: LAUNCH_ARGS,
+        // Benchtop shuts down in order on signals; Playwright's own handlers would exit first.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
       });
       this.launches += 1;
       browser.on('disconnected', () => {

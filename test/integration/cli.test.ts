@@ -1,0 +1,144 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { commandOf, descendants, isAlive } from '../helpers/processes.js';
+import { eventually } from '../helpers/test-server.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'benchtop.js');
+const running: ChildProcess[] = [];
+
+type Started = { child: ChildProcess; url: string; output: string[] };
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('BENCHTOP_')),
+  );
+  return { ...env, BENCHTOP_BROWSER_WARM_POOL: '1', ...extra };
+}
+
+/** Starts `benchtop serve` and resolves once it printed its listening line. */
+function serve(
+  dataDir: string,
+  env: Record<string, string> = {},
+  args = ['--port', '0'],
+): Promise<Started> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+      if (match) setTimeout(() => resolve({ child, url: match[1]!, output }), 300);
+    });
+    child.on('exit', (code) =>
+      reject(new Error(`benchtop exited with ${code}: ${output.join('\n')}`)),
+    );
+  });
+}
+
+function run(args: string[], dataDir: string, env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], {
+    env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
+    encoding: 'utf8',
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('benchtop serve', () => {
+  it('prints its URL and a first key, serves, and SIGTERM leaves no Chromium behind', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    const { child, url, output } = await serve(dataDir);
+    expect(output[0]).toBe(`listening on ${url}`);
+    const key = output.find((line) => line.includes('TZAFON_API_KEY='))!.split('=')[1]!;
+    expect(output).toContain(`  export LIGHTCONE_BASE_URL=${url}`);
+
+    const created = await fetch(`${url}/computers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(created.status).toBe(200);
+    const chromium = descendants(child.pid!).filter((pid) => /chrom/i.test(commandOf(pid)));
+    expect(chromium.length).toBeGreaterThan(0);
+
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    await eventually(async () => chromium.every((pid) => !isAlive(pid)));
+
+    // A second start keeps the stored key and prints no new one.
+    const again = await serve(dataDir);
+    expect(again.output.some((line) => line.includes('TZAFON_API_KEY'))).toBe(false);
+    const listed = await fetch(`${again.url}/computers`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(await listed.json()).toEqual([]);
+    again.child.kill('SIGINT');
+    expect(await exited(again.child)).toBe(0);
+  });
+
+  it('accepts BENCHTOP_API_KEY and BENCHTOP_PORT', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    const key = 'sk_ci_key_0123456789abcdef';
+    const { child, url, output } = await serve(
+      dataDir,
+      { BENCHTOP_API_KEY: key, BENCHTOP_PORT: '0' },
+      [],
+    );
+    expect(output.some((line) => line.includes('TZAFON_API_KEY'))).toBe(false);
+    const list = await fetch(`${url}/computers`, { headers: { authorization: `Bearer ${key}` } });
+    expect(list.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('refuses to start with a bad setting, naming it', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    const file = join(dataDir, 'override.json');
+    writeFileSync(file, JSON.stringify({ browser: { warm_pol: 1 } }));
+    const result = run(['serve'], dataDir, { BENCHTOP_CONFIG: file });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('unknown setting browser.warm_pol');
+    const port = run(['serve', '--port', 'many'], dataDir);
+    expect(port.stderr).toContain('setting server.port in command-line flags');
+  });
+});
+
+describe('benchtop keys', () => {
+  it('creates, lists and revokes keys, and a running server honours the revocation at once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    const created = run(['keys', 'create', '--org', 'acme'], dataDir);
+    expect(created.status).toBe(0);
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    const keyId = /created (key_\S+) for organization "acme"/.exec(created.stdout)![1]!;
+    expect(key).toMatch(/^sk_/);
+    const listed = run(['keys', 'list'], dataDir).stdout;
+    expect(listed).toContain(`${keyId}  acme  ${key.slice(0, 7)}…`);
+    expect(listed).not.toContain(key);
+
+    const { child, url } = await serve(dataDir);
+    const status = async () =>
+      (await fetch(`${url}/computers`, { headers: { authorization: `Bearer ${key}` } })).status;
+    expect(await status()).toBe(200);
+    expect(run(['keys', 'revoke', keyId], dataDir).stdout).toContain(`revoked ${keyId}`);
+    await eventually(async () => (await status()) === 401, 2000);
+    expect(run(['keys', 'list'], dataDir).stdout).toContain('revoked');
+    expect(run(['keys', 'revoke', 'key_nope'], dataDir).status).toBe(2);
+    child.kill('SIGTERM');
+    await exited(child);
+  });
+});
