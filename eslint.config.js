@@ -69,5 +69,17 @@ export default tseslint.config(
     [{ group: ['**/main/**', 'electron', 'node:*'], message: 'the renderer talks HTTP only.' }],
   ),
   { files: ['src/renderer/**'], languageOptions: { globals: { ...globals.browser } } },
+  {
+    // Tests read JSON off the wire; typing every response body would be noise.
+    files: ['test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
   { files: ['bin/**', '*.config.*'], ...tseslint.configs.disableTypeChecked },
 );

@@ -72,11 +72,11 @@ export async function startTestServer(
     if (contentType) headers['content-type'] = contentType;
     const response = await fetch(`${server.url}${path}`, { method, headers, body: payload });
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
-      parsed = undefined;
+      // Not JSON (an image, an empty 204): callers look at text.
     }
     return { status: response.status, body: parsed as any, headers: response.headers, text };
   };
@@ -100,16 +100,16 @@ export async function eventually<T>(
   timeoutMs = 5000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: unknown;
+  let last: Error | undefined;
   for (;;) {
     try {
       const value = await check();
       if (value) return value;
     } catch (error) {
-      last = error;
+      last = error as Error;
     }
     if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${last.message}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -78,7 +78,7 @@ describe('benchtop serve', () => {
 
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
-    await eventually(async () => chromium.every((pid) => !isAlive(pid)));
+    await eventually(() => Promise.resolve(chromium.every((pid) => !isAlive(pid))));
 
     // A second start keeps the stored key and prints no new one.
     const again = await serve(dataDir);
