@@ -137,7 +137,13 @@ export type ComputerAction = { [T in ActionType]: ComputerActionOf<T> }[ActionTy
 /** Bodies of the single-action endpoints: the fields of the action without its `type`. */
 function endpointBody<T extends ActionType>(type: T) {
   const schema = refine(type, z.object({ ...common, ...actionFields[type] }));
-  return { type, schema, toAction: (body: object) => ({ ...body, type }) as ComputerAction };
+  return {
+    type,
+    schema,
+    toAction: (body: object) => ({ ...body, type }) as ComputerAction,
+    /** The body field a param of the action names. */
+    toParam: (param: string) => param,
+  };
 }
 
 /** /debug takes the command's fields at the top level, not under `debug`. */
@@ -158,6 +164,7 @@ function debugEndpoint() {
       request_id,
       include_context,
     }),
+    toParam: (param: string) => param.replace(/^debug\./, ''),
   };
 }
 

@@ -11,6 +11,11 @@ export class BenchtopError extends Error {
     super(message);
     this.name = 'BenchtopError';
   }
+
+  /** The same error about another field name (an endpoint whose body is laid out differently). */
+  withParam(param: string): BenchtopError {
+    return new BenchtopError(this.code, this.message, param, this.retryAfterSeconds);
+  }
 }
 
 export const invalidRequest = (message: string, param?: string) =>

@@ -27,9 +27,10 @@ export function createApp(core: Core, options: AppOptions = {}) {
     res.setHeader('x-request-id', requestId);
     next();
   });
+  // The key is checked before the body is read: nobody without one gets 10 MiB parsed.
+  app.use(requireKey(core.keys, (path) => PUBLIC.test(path)));
   // Bodies are JSON whatever their Content-Type says; an empty body is an empty object.
   app.use(express.json({ limit: '10mb', type: () => true, strict: false }));
-  app.use(requireKey(core.keys, (path) => PUBLIC.test(path)));
 
   const router = Router();
   const routes = new Routes(router);

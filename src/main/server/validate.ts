@@ -72,9 +72,10 @@ function checkDepth(value: unknown, depth = 0): unknown {
 export function parseComputerAction(input: unknown, prefix = ''): ComputerAction {
   const type = (input as { type?: unknown } | null)?.type;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    const field = prefix.replace(/\.$/, '');
     throw invalidRequest(
-      `${prefix || 'the action'} must be an object with a type`,
-      prefix.replace(/\.$/, '') || undefined,
+      `${field || 'the action'} must be an object with a type`,
+      field || undefined,
     );
   }
   if (typeof type !== 'string' || !ACTION_TYPES.includes(type as ActionType)) {

@@ -169,7 +169,7 @@ export class ActionRunner {
     const outcome = await runCommand(
       {
         command: spec.command,
-        cwd: await resolveCwd(session.init.workspace, spec.cwd),
+        cwd: await resolveCwd(session.init.workspace, spec.cwd, `${request.fieldPrefix}debug.cwd`),
         env: spec.env,
         timeoutSeconds: spec.timeout_seconds,
         maxOutputLength: spec.max_output_length,

@@ -35,6 +35,8 @@ export type ActionRequest = {
   tabId?: string;
   requestId: string;
   includeContext: boolean;
+  /** Where the action's fields sit in the request ("" or "action."), for errors found while running. */
+  fieldPrefix: string;
 };
 
 /** What an operator reports for a successful action. */

@@ -4,7 +4,7 @@ import type { BrowserContextOptions } from 'playwright-core';
 import type { Display } from '../../../shared/common.js';
 import type { CreateComputerBody, TerminationReason } from '../../../shared/computers.js';
 import type { Settings } from '../config.js';
-import { BenchtopError, invalidRequest, notFound, unavailable } from '../errors.js';
+import { BenchtopError, invalidRequest, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import { BrowserOperator, proxyFromUrl } from './browser/browser-operator.js';
@@ -29,12 +29,17 @@ export type RegistryDeps = {
 export class ComputerRegistry {
   private readonly sessions = new Map<string, ComputerSession>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Creates in flight per org and kind. */
+  private readonly creating = new Map<string, number>();
 
   constructor(private readonly deps: RegistryDeps) {}
 
   async create(org: string, body: CreateComputerBody): Promise<ComputerSession> {
     if (body.kind !== 'browser') {
-      throw unavailable('desktop computers are not available in this version of Benchtop');
+      throw invalidRequest(
+        'desktop computers are not supported by this version of Benchtop yet',
+        'kind',
+      );
     }
     if (body.environment_id !== undefined) {
       throw invalidRequest(
@@ -42,38 +47,46 @@ export class ComputerRegistry {
         'environment_id',
       );
     }
-    this.checkConcurrency(org, body.kind);
     const display = { ...DEFAULT_DISPLAY, ...body.display };
+    const contextOptions = this.contextOptions(display, body);
+    // The slot is taken before the first await, so simultaneous creates cannot pass the limit.
+    const release = this.reserve(org, body.kind);
     const id = newId('comp');
     const workspace = join(this.deps.workspaces, id);
-    await mkdir(workspace, { recursive: true });
-    const contextOptions = this.contextOptions(display, body);
-    const fresh = await this.deps.browsers.acquire(contextOptions);
-    const operator = new BrowserOperator(fresh, {
-      host: this.deps.browsers,
-      contextOptions,
-      maxTabs: this.deps.settings.limits.max_tabs,
-      onCrash: () => void this.terminate(session, 'crashed'),
-    });
-    const session = new ComputerSession(
-      {
-        id,
-        org,
-        kind: body.kind,
-        display,
-        persistent: body.persistent ?? false,
-        environmentId: null,
-        contextId: body.context_id ?? null,
-        workspace,
-        maxLifetimeSeconds: body.max_lifetime_seconds ?? body.timeout_seconds ?? null,
-        inactivityTimeoutSeconds: body.inactivity_timeout_seconds ?? DEFAULT_IDLE_SECONDS,
-        idleTimeoutEnabled: body.idle_timeout_enabled ?? body.auto_kill ?? true,
-      },
-      operator,
-    );
-    this.sessions.set(id, session);
-    this.arm(session);
-    return session;
+    try {
+      await mkdir(workspace, { recursive: true });
+      const fresh = await this.deps.browsers.acquire(contextOptions);
+      const operator = new BrowserOperator(fresh, {
+        host: this.deps.browsers,
+        contextOptions,
+        maxTabs: this.deps.settings.limits.max_tabs,
+        onCrash: () => void this.terminate(session, 'crashed'),
+      });
+      const session = new ComputerSession(
+        {
+          id,
+          org,
+          kind: body.kind,
+          display,
+          persistent: body.persistent ?? false,
+          environmentId: null,
+          contextId: body.context_id ?? null,
+          workspace,
+          maxLifetimeSeconds: body.max_lifetime_seconds ?? body.timeout_seconds ?? null,
+          inactivityTimeoutSeconds: body.inactivity_timeout_seconds ?? DEFAULT_IDLE_SECONDS,
+          idleTimeoutEnabled: body.idle_timeout_enabled ?? body.auto_kill ?? true,
+        },
+        operator,
+      );
+      this.sessions.set(id, session);
+      this.arm(session);
+      return session;
+    } catch (error) {
+      await rm(workspace, { recursive: true, force: true });
+      throw error;
+    } finally {
+      release();
+    }
   }
 
   private contextOptions(display: Display, body: CreateComputerBody): BrowserContextOptions {
@@ -94,20 +107,23 @@ export class ComputerRegistry {
     return options;
   }
 
-  private checkConcurrency(org: string, kind: 'browser' | 'desktop'): void {
-    const limit =
-      kind === 'browser'
-        ? this.deps.settings.limits.browsers_per_org
-        : this.deps.settings.limits.desktops_per_org;
+  /** Counts a computer being created against the org's limit until it is registered. */
+  private reserve(org: string, kind: 'browser' | 'desktop'): () => void {
+    const { limits } = this.deps.settings;
+    const limit = kind === 'browser' ? limits.browsers_per_org : limits.desktops_per_org;
+    const slot = `${org}\u0000${kind}`;
+    const pending = this.creating.get(slot) ?? 0;
     const running = this.list(org).filter((session) => session.init.kind === kind).length;
-    if (running >= limit) {
+    if (running + pending >= limit) {
       throw new BenchtopError(
         'concurrency_limit',
-        `organization ${org} already has ${running} running ${kind} computers (limit ${limit}); delete one first`,
+        `organization ${org} already has ${running + pending} ${kind} computers (limit ${limit}); delete one first`,
         undefined,
         1,
       );
     }
+    this.creating.set(slot, pending + 1);
+    return () => this.creating.set(slot, (this.creating.get(slot) ?? 1) - 1);
   }
 
   /** The computer if it belongs to org, running or recently terminated. */

@@ -50,7 +50,7 @@ export const MODIFIERS = new Set<Key>(['shift', 'control', 'alt', 'meta']);
 
 /** Parses one key name, or a '+'-joined combination ("ctrl+a", "ctrl++"), into keys. */
 export function parseKeyCombo(text: string, param: string): Key[] {
-  if ([...text].length === 1) return [text];
+  if ([...text].length === 1) return [parseKeyName(text, param, text)];
   const parts: string[] = [];
   let current = '';
   for (const char of text) {

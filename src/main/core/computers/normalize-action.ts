@@ -14,6 +14,7 @@ export function normalizeAction(wire: ComputerAction, param = ''): ActionRequest
     tabId: 'tab_id' in wire && !isTabTarget(wire) ? wire.tab_id : undefined,
     requestId: wire.request_id ?? newId('req'),
     includeContext: wire.include_context ?? false,
+    fieldPrefix: param,
   };
 }
 

@@ -20,10 +20,14 @@ export type CommandOutcome = {
 };
 
 /** Resolves a command's cwd: relative paths live inside the computer's workspace. */
-export async function resolveCwd(workspace: string, cwd: string | undefined): Promise<string> {
+export async function resolveCwd(
+  workspace: string,
+  cwd: string | undefined,
+  param = 'cwd',
+): Promise<string> {
   const dir = cwd === undefined ? workspace : isAbsolute(cwd) ? cwd : resolve(workspace, cwd);
   const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw invalidRequest(`cwd ${cwd} is not a directory`, 'cwd');
+  if (!info?.isDirectory()) throw invalidRequest(`cwd ${cwd} is not a directory`, param);
   return dir;
 }
 

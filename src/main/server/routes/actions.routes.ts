@@ -9,7 +9,7 @@ import {
   MAX_BATCH_ACTIONS,
 } from '../../../shared/actions.js';
 import type { Core } from '../../core/create-core.js';
-import { invalidRequest } from '../../core/errors.js';
+import { BenchtopError, invalidRequest } from '../../core/errors.js';
 import { normalizeAction } from '../../core/computers/normalize-action.js';
 import type { Routes } from '../route-spec.js';
 import { parseComputerAction } from '../validate.js';
@@ -17,7 +17,7 @@ import { parseComputerAction } from '../validate.js';
 export function actionRoutes(routes: Routes, core: Core): void {
   const tag = 'actions';
 
-  for (const [segment, { type, schema, toAction }] of Object.entries(ACTION_ENDPOINTS)) {
+  for (const [segment, { type, schema, toAction, toParam }] of Object.entries(ACTION_ENDPOINTS)) {
     routes.add(
       {
         method: 'post',
@@ -27,10 +27,16 @@ export function actionRoutes(routes: Routes, core: Core): void {
         body: schema,
         response: ActionResult,
       },
-      ({ body, params, principal }) => {
+      async ({ body, params, principal }) => {
         const session = core.computers.getRunning(principal.org, params.id!);
-        const request = normalizeAction((toAction as (body: object) => ComputerAction)(body));
-        return core.actions.run(session, request);
+        const action = (toAction as (body: object) => ComputerAction)(body);
+        try {
+          return await core.actions.run(session, normalizeAction(action));
+        } catch (error) {
+          throw error instanceof BenchtopError && error.param
+            ? error.withParam(toParam(error.param))
+            : error;
+        }
       },
     );
   }

@@ -12,6 +12,7 @@ export function tabRoutes(routes: Routes, core: Core): void {
       action,
       requestId,
       includeContext: false,
+      fieldPrefix: '',
     });
 
   routes.add(

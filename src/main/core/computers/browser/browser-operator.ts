@@ -76,19 +76,23 @@ export class BrowserOperator implements Operator {
     return this.options.contextOptions.viewport ?? { width: 1280, height: 720 };
   }
 
-  async perform({ action, tabId }: ActionRequest): Promise<ActionOutcome> {
+  async perform({ action, tabId, fieldPrefix }: ActionRequest): Promise<ActionOutcome> {
     const tabResult = await this.performTabAction(action);
     if (tabResult) return tabResult;
     const { id, page } = this.tabs.page(tabId);
     try {
-      return { result: await this.performOnPage(page, action), executedTabId: id };
+      return { result: await this.performOnPage(page, action, fieldPrefix), executedTabId: id };
     } catch (error) {
       if (error instanceof ActionFailure || error instanceof BenchtopError) throw error;
       throw new ActionFailure(firstLine(error));
     }
   }
 
-  private async performOnPage(page: Page, action: Action): Promise<Record<string, unknown>> {
+  private async performOnPage(
+    page: Page,
+    action: Action,
+    fieldPrefix: string,
+  ): Promise<Record<string, unknown>> {
     switch (action.type) {
       case 'click':
         await this.click(page, action.at, action.button, action.count);
@@ -125,7 +129,7 @@ export class BrowserOperator implements Operator {
       case 'html':
         return { ...(await readHtml(page)), url: page.url() };
       case 'viewport':
-        return this.resize(action.width, action.height, action.scale);
+        return this.resize(action.width, action.height, action.scale, `${fieldPrefix}scale_factor`);
       case 'change_proxy':
         return this.changeProxy(action.proxyUrl);
       default:
@@ -223,12 +227,12 @@ export class BrowserOperator implements Operator {
     return session;
   }
 
-  private async resize(width: number, height: number, scale?: number) {
+  private async resize(width: number, height: number, scale: number | undefined, param: string) {
     const current = this.options.contextOptions.deviceScaleFactor ?? 1;
     if (scale !== undefined && scale !== current) {
       throw invalidRequest(
         `a browser computer keeps the scale it was created with (${current}); create a computer with display.scale ${scale}`,
-        'scale_factor',
+        param,
       );
     }
     this.options.contextOptions.viewport = { width, height };
