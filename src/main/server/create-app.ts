@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import type { Core } from '../core/create-core.js';
 import { newId } from '../core/ids.js';
 import { requireKey } from './auth.js';
+import { jsonBody } from './json-body.js';
 import { errorMapper, sendError } from './errors.js';
 import { Routes } from './route-spec.js';
 import { actionRoutes } from './routes/actions.routes.js';
@@ -9,6 +10,7 @@ import { computerRoutes } from './routes/computers.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
 import { tabRoutes } from './routes/tabs.routes.js';
 
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const PUBLIC = /^\/(health|openapi\.json|screenshots\/)/;
 
 export type AppOptions = { log?: (message: string) => void };
@@ -29,8 +31,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
   });
   // The key is checked before the body is read: nobody without one gets 10 MiB parsed.
   app.use(requireKey(core.keys, (path) => PUBLIC.test(path)));
-  // Bodies are JSON whatever their Content-Type says; an empty body is an empty object.
-  app.use(express.json({ limit: '10mb', type: () => true, strict: false }));
+  app.use(jsonBody(MAX_BODY_BYTES));
 
   const router = Router();
   const routes = new Routes(router);

@@ -23,29 +23,12 @@ export function sendError(
   res.status(status).json(body);
 }
 
-/** Errors raised while reading the body, by express.json (body-parser). */
-type BodyParserError = Error & { type?: string; status?: number };
-
 /** The one place where failures become HTTP statuses and the error body of the contract. */
 export function errorMapper(log: (message: string) => void): ErrorRequestHandler {
   return (error: unknown, _req, res, next) => {
     if (res.headersSent) return next(error);
     if (error instanceof BenchtopError) {
       return sendError(res, error.code, error.message, error.param, error.retryAfterSeconds);
-    }
-    const parserError = error as BodyParserError;
-    if (parserError.type === 'entity.too.large') {
-      return sendError(res, 'payload_too_large', 'the body is larger than 10 MiB');
-    }
-    if (parserError.type === 'entity.parse.failed') {
-      return sendError(res, 'invalid_request', 'body is not valid JSON');
-    }
-    if (parserError.type && parserError.status && parserError.status < 500) {
-      return sendError(
-        res,
-        'invalid_request',
-        `the body could not be read: ${parserError.message}`,
-      );
     }
     log(
       `internal error ${res.locals.requestId as string}: ${(error as Error)?.stack ?? String(error)}`,

@@ -184,11 +184,8 @@ export class BrowserOperator implements Operator {
       await this.press(page, at, button, false);
       return;
     }
-    await page.mouse.move(at.x, at.y);
-    for (let clickCount = 1; clickCount <= count; clickCount++) {
-      await page.mouse.down({ button, clickCount });
-      await page.mouse.up({ button, clickCount });
-    }
+    // One call: Playwright pipelines move, downs and ups instead of waiting for each.
+    await page.mouse.click(at.x, at.y, { button, clickCount: count });
   }
 
   private async press(page: Page, at: Point, button: MouseButton, down: boolean): Promise<void> {
@@ -315,9 +312,8 @@ async function pressChord(page: Page, keys: Key[]): Promise<void> {
     await page.keyboard.insertText(keys[0]!);
     return;
   }
-  const names = keys.map(layoutKey);
-  for (const name of names) await page.keyboard.down(name);
-  for (const name of names.reverse()) await page.keyboard.up(name);
+  // One call for the whole chord ("Control+KeyA"): Playwright presses in order, releases in reverse.
+  await page.keyboard.press(keys.map(layoutKey).join('+'));
 }
 
 async function readHtml(page: Page): Promise<{ html_content: string; title: string }> {
