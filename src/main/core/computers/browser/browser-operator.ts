@@ -108,8 +108,11 @@ export class BrowserOperator implements Operator {
         await this.drag(page, action.path);
         return {};
       case 'scroll':
-        await page.mouse.move(action.at.x, action.at.y);
-        await page.mouse.wheel(action.dx, action.dy);
+        // Pipelined like Playwright's own click: Chromium acks a move only at the next frame.
+        await Promise.all([
+          page.mouse.move(action.at.x, action.at.y),
+          page.mouse.wheel(action.dx, action.dy),
+        ]);
         return {};
       case 'type':
         await page.keyboard.type(action.text);
@@ -202,8 +205,11 @@ export class BrowserOperator implements Operator {
       });
       return;
     }
-    await page.mouse.move(at.x, at.y);
-    await (down ? page.mouse.down({ button }) : page.mouse.up({ button }));
+    // Pipelined: the press is sent right behind the move (Playwright's click does the same).
+    await Promise.all([
+      page.mouse.move(at.x, at.y),
+      down ? page.mouse.down({ button }) : page.mouse.up({ button }),
+    ]);
   }
 
   private async drag(page: Page, path: Point[]): Promise<void> {
