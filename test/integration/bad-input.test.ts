@@ -3,6 +3,7 @@ import type { ActionResult, BatchResult } from '../../src/shared/actions.js';
 import type { Computer } from '../../src/shared/computers.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { pageState } from '../helpers/page-state.js';
+import { ACTION_SEGMENTS, ROUTES } from '../helpers/routes.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -11,45 +12,6 @@ import { startTestServer, type ApiResponse, type TestServer } from '../helpers/t
  * server must keep serving afterwards.
  */
 
-/** Every route the server registers (src/main/server/routes/*.ts), as "METHOD /path". */
-const ACTION_SEGMENTS = [
-  'click',
-  'double-click',
-  'right-click',
-  'mouse-down',
-  'mouse-up',
-  'drag',
-  'scroll',
-  'type',
-  'hotkey',
-  'key-down',
-  'key-up',
-  'navigate',
-  'screenshot',
-  'html',
-  'viewport',
-  'change-proxy',
-  'debug',
-  'execute',
-  'batch',
-] as const;
-
-const ROUTES = [
-  'GET /health',
-  'GET /openapi.json',
-  'GET /screenshots/:computer/:file',
-  'POST /computers',
-  'GET /computers',
-  'GET /computers/:id',
-  'DELETE /computers/:id',
-  'GET /computers/:id/status',
-  'POST /computers/:id/keepalive',
-  ...ACTION_SEGMENTS.map((segment) => `POST /computers/:id/${segment}`),
-  'GET /computers/:id/tabs',
-  'POST /computers/:id/tabs',
-  'POST /computers/:id/tabs/:tab_id/switch',
-  'DELETE /computers/:id/tabs/:tab_id',
-] as const;
 type Route = (typeof ROUTES)[number];
 
 /** A valid body for each route that takes one (used where only the id or the encoding is wrong). */

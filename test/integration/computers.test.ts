@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionResult } from '../../src/shared/actions.js';
 import type { Computer, ComputerStatus } from '../../src/shared/computers.js';
+import { ROUTES } from '../helpers/routes.js';
 import {
   eventually,
   startTestServer,
@@ -566,42 +567,11 @@ describe('limits', () => {
 });
 
 describe('OpenAPI', () => {
-  const EXPECTED: Array<[string, string]> = [
-    ['get', '/health'],
-    ['get', '/openapi.json'],
-    ['get', '/screenshots/{computer}/{file}'],
-    ['post', '/computers'],
-    ['get', '/computers'],
-    ['get', '/computers/{id}'],
-    ['delete', '/computers/{id}'],
-    ['get', '/computers/{id}/status'],
-    ['post', '/computers/{id}/keepalive'],
-    ...[
-      'click',
-      'double-click',
-      'right-click',
-      'mouse-down',
-      'mouse-up',
-      'drag',
-      'scroll',
-      'type',
-      'hotkey',
-      'key-down',
-      'key-up',
-      'navigate',
-      'screenshot',
-      'html',
-      'viewport',
-      'change-proxy',
-      'debug',
-      'execute',
-      'batch',
-    ].map((segment): [string, string] => ['post', `/computers/{id}/${segment}`]),
-    ['get', '/computers/{id}/tabs'],
-    ['post', '/computers/{id}/tabs'],
-    ['post', '/computers/{id}/tabs/{tab_id}/switch'],
-    ['delete', '/computers/{id}/tabs/{tab_id}'],
-  ];
+  // The same route list the bad-input table covers, in OpenAPI's {param} form.
+  const EXPECTED = ROUTES.map((route): [string, string] => {
+    const [method, path] = route.split(' ') as [string, string];
+    return [method.toLowerCase(), path.replace(/:(\w+)/g, '{$1}')];
+  });
 
   type Schema = {
     $ref?: string;
