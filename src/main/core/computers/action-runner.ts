@@ -170,7 +170,7 @@ export class ActionRunner {
       {
         command: spec.command,
         cwd: await resolveCwd(session.init.workspace, spec.cwd, `${request.fieldPrefix}debug.cwd`),
-        env: spec.env,
+        env: { ...session.init.env, ...spec.env },
         timeoutSeconds: spec.timeout_seconds,
         maxOutputLength: spec.max_output_length,
       },

@@ -72,6 +72,7 @@ export class ComputerRegistry {
           environmentId: null,
           contextId: body.context_id ?? null,
           workspace,
+          env: {},
           maxLifetimeSeconds: body.max_lifetime_seconds ?? body.timeout_seconds ?? null,
           inactivityTimeoutSeconds: body.inactivity_timeout_seconds ?? DEFAULT_IDLE_SECONDS,
           idleTimeoutEnabled: body.idle_timeout_enabled ?? body.auto_kill ?? true,

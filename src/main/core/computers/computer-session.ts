@@ -22,6 +22,8 @@ export type SessionInit = Lifetimes & {
   environmentId: string | null;
   contextId: string | null;
   workspace: string;
+  /** Variables every shell command of this computer runs with (DISPLAY for a desktop). */
+  env: Record<string, string>;
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
