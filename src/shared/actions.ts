@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Coordinate, Timestamp } from './common.js';
+import { execFields, maxOutputLength } from './exec.js';
 
 /** Fields any action body may carry. */
 const common = {
@@ -18,16 +19,8 @@ const Url = z.string().min(1, 'url must not be empty').max(8192);
 export const MAX_WAIT_MS = 55_000;
 
 export const DebugCommand = z.object({
-  command: z.string().min(1, 'command must not be empty').max(100_000),
-  cwd: z.string().max(4096).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  timeout_seconds: z.number().positive().max(3600).default(120),
-  max_output_length: z
-    .number()
-    .int()
-    .positive()
-    .max(64 * 1024 * 1024)
-    .default(65_536),
+  ...execFields,
+  max_output_length: maxOutputLength(65_536),
 });
 export type DebugCommand = z.infer<typeof DebugCommand>;
 

@@ -3,3 +3,5 @@ export * from './common.js';
 export * from './computers.js';
 export * from './actions.js';
 export * from './health.js';
+export * from './exec.js';
+export * from './events.js';
