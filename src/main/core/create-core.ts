@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { ActionRunner } from './computers/action-runner.js';
 import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
+import { ComputerEvents } from './events/computer-events.js';
+import { ShellService } from './shell/shell-service.js';
 import type { Settings } from './config.js';
 import { ScreenshotStore } from './screenshots/screenshot-store.js';
 import { KeyStore } from './store/key-store.js';
@@ -32,10 +34,12 @@ export async function createCore(options: CoreOptions) {
     workspaces: join(dataDir, 'workspaces'),
   });
   let baseUrl = `http://${settings.server.host}:${settings.server.port}`;
+  const events = new ComputerEvents();
+  const shell = new ShellService({ events, execEnabled: () => settings.exec.enabled });
   const actions = new ActionRunner({
     screenshots,
     baseUrl: () => baseUrl,
-    execEnabled: () => settings.exec.enabled,
+    shell,
   });
   browsers.prewarm();
 
@@ -47,6 +51,8 @@ export async function createCore(options: CoreOptions) {
     actions,
     screenshots,
     browsers,
+    events,
+    shell,
     get baseUrl() {
       return baseUrl;
     },

@@ -3,7 +3,8 @@ import type { ActionResult, BatchResult } from '../../../shared/actions.js';
 import { ActionFailure, BenchtopError, invalidRequest, notFound } from '../errors.js';
 import { now } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
-import { resolveCwd, runCommand } from '../shell/run-command.js';
+import { truncateText } from '../shell/command-run.js';
+import type { ShellService } from '../shell/shell-service.js';
 import type { ActionOutcome, ActionRequest } from './action.js';
 import type { ComputerSession } from './computer-session.js';
 
@@ -13,7 +14,7 @@ const ALWAYS_CONTEXT = new Set(['navigate', 'new_tab', 'switch_tab', 'close_tab'
 export type RunnerDeps = {
   screenshots: ScreenshotStore;
   baseUrl: () => string;
-  execEnabled: () => boolean;
+  shell: ShellService;
 };
 
 /**
@@ -159,28 +160,18 @@ export class ActionRunner {
     request: ActionRequest,
   ): Promise<Record<string, unknown>> {
     if (request.action.type !== 'debug') throw new Error('not a debug action');
-    if (!this.deps.execEnabled()) {
-      throw new BenchtopError(
-        'exec_disabled',
-        'shell commands are switched off in settings (exec.enabled)',
-      );
-    }
     const spec = request.action.command;
-    const outcome = await runCommand(
-      {
-        command: spec.command,
-        cwd: await resolveCwd(session.init.workspace, spec.cwd, `${request.fieldPrefix}debug.cwd`),
-        env: { ...session.init.env, ...spec.env },
-        timeoutSeconds: spec.timeout_seconds,
-        maxOutputLength: spec.max_output_length,
-      },
-      session.ended.signal,
-    );
+    const run = await this.deps.shell.start(session, 'debug', spec, {
+      requestId: request.requestId,
+      retried: request.retried ?? false,
+      cwdParam: `${request.fieldPrefix}debug.cwd`,
+    });
+    const outcome = await run.outcome();
     return {
-      debug_response: (outcome.stdout + outcome.stderr).slice(0, spec.max_output_length),
+      debug_response: truncateText(outcome.stdout + outcome.stderr, spec.max_output_length),
       stdout: outcome.stdout,
       stderr: outcome.stderr,
-      exit_code: outcome.exit_code,
+      exit_code: outcome.exitCode,
     };
   }
 }

@@ -37,6 +37,8 @@ export type ActionRequest = {
   includeContext: boolean;
   /** Where the action's fields sit in the request ("" or "action."), for errors found while running. */
   fieldPrefix: string;
+  /** A request the SDK re-sent (x-stainless-retry-count > 0): a shell command joins its first run. */
+  retried?: boolean;
 };
 
 /** What an operator reports for a successful action. */
