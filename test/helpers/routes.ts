@@ -36,4 +36,6 @@ export const ROUTES = [
   'POST /computers/:id/tabs',
   'POST /computers/:id/tabs/:tab_id/switch',
   'DELETE /computers/:id/tabs/:tab_id',
+  'POST /computers/:id/exec',
+  'POST /computers/:id/exec/sync',
 ] as const;

@@ -38,6 +38,8 @@ const VALID_BODY: Partial<Record<Route, unknown>> = {
   'POST /computers/:id/execute': { action: { type: 'wait', ms: 0 } },
   'POST /computers/:id/batch': { actions: [{ type: 'wait', ms: 0 }] },
   'POST /computers/:id/tabs': {},
+  'POST /computers/:id/exec': { command: 'true' },
+  'POST /computers/:id/exec/sync': { command: 'true' },
 };
 
 /** Routes whose body is a JSON object with fields (non-object JSON must be refused there). */
@@ -45,6 +47,7 @@ const BODY_ROUTES: Route[] = [
   'POST /computers',
   ...ACTION_SEGMENTS.map((segment) => `POST /computers/:id/${segment}` as Route),
   'POST /computers/:id/tabs',
+  'POST /computers/:id/exec/sync',
 ];
 
 const UNKNOWN_COMPUTER = 'comp_doesnotexist000000000';
@@ -387,6 +390,50 @@ const CASES: Case[] = [
     'POST /computers/:id/debug',
     'cwd that does not exist',
     { command: 'true', cwd: '/nonexistent/dir' },
+    'cwd',
+  ),
+
+  // ---- /exec/sync (bad input to /exec is an error line: see EXEC_ERROR_LINES)
+  bad('POST /computers/:id/exec/sync', 'missing command', {}, 'command', /command/),
+  bad('POST /computers/:id/exec/sync', 'empty command', { command: '' }, 'command'),
+  bad('POST /computers/:id/exec/sync', 'command as a number', { command: 5 }, 'command'),
+  bad('POST /computers/:id/exec/sync', 'command as a list', { command: ['ls'] }, 'command'),
+  bad(
+    'POST /computers/:id/exec/sync',
+    'timeout as a string',
+    { command: 'true', timeout_seconds: '10' },
+    'timeout_seconds',
+  ),
+  bad(
+    'POST /computers/:id/exec/sync',
+    'timeout over an hour',
+    { command: 'true', timeout_seconds: 3601 },
+    'timeout_seconds',
+  ),
+  bad(
+    'POST /computers/:id/exec/sync',
+    'negative timeout',
+    { command: 'true', timeout_seconds: -1 },
+    'timeout_seconds',
+  ),
+  bad(
+    'POST /computers/:id/exec/sync',
+    'fractional max_output_length',
+    { command: 'true', max_output_length: 1.5 },
+    'max_output_length',
+  ),
+  bad('POST /computers/:id/exec/sync', 'env as a list', { command: 'true', env: ['A=1'] }, 'env'),
+  bad(
+    'POST /computers/:id/exec/sync',
+    'env value as a number',
+    { command: 'true', env: { A: 1 } },
+    'env.A',
+  ),
+  bad('POST /computers/:id/exec/sync', 'cwd as a number', { command: 'true', cwd: 1 }, 'cwd'),
+  bad(
+    'POST /computers/:id/exec/sync',
+    'cwd that does not exist',
+    { command: 'true', cwd: 'no/such/dir' },
     'cwd',
   ),
 
@@ -881,6 +928,47 @@ const ACCEPTED: Accepted[] = [
         error_message: null,
       }),
   },
+  {
+    route: 'POST /computers/:id/exec/sync',
+    name: 'unknown fields and nulls',
+    body: { command: 'echo ok', cwd: null, env: null, max_output_length: null, shell: 'bash' },
+    check: (response) =>
+      expect(response.body).toEqual({ stdout: 'ok\n', stderr: '', exit_code: 0 }),
+  },
+];
+
+type ExecErrorCase = {
+  name: string;
+  body?: unknown;
+  raw?: string;
+  contentType?: string | null;
+  message: RegExp;
+};
+
+/** POST /exec answers input it cannot start with one error line in a 200 answer (API.md §6). */
+const EXEC_ERROR_LINES: ExecErrorCase[] = [
+  { name: 'missing command', body: {}, message: /command is required/ },
+  { name: 'empty command', body: { command: '' }, message: /command/ },
+  { name: 'command as a number', body: { command: 5 }, message: /command/ },
+  {
+    name: 'timeout as a string',
+    body: { command: 'true', timeout_seconds: '10' },
+    message: /timeout_seconds/,
+  },
+  {
+    name: 'timeout over an hour',
+    body: { command: 'true', timeout_seconds: 3601 },
+    message: /timeout_seconds must be ≤ 3600/,
+  },
+  { name: 'env value as a number', body: { command: 'true', env: { A: 1 } }, message: /env\.A/ },
+  {
+    name: 'cwd that does not exist',
+    body: { command: 'true', cwd: '/nonexistent/dir' },
+    message: /cwd/,
+  },
+  { name: 'a JSON array as the body', raw: '[1, 2]', message: /body/ },
+  { name: 'no body and no Content-Type', contentType: null, message: /command is required/ },
+  { name: 'empty body with Content-Type json', raw: '', message: /command is required/ },
 ];
 
 let server: TestServer;
@@ -987,6 +1075,35 @@ describe('bad input is refused with the §11 error body', () => {
       contentType: c.contentType,
     });
     expectError(response, c);
+  });
+});
+
+describe('POST /computers/{id}/exec answers bad input with one error line, status 200', () => {
+  it.each(EXEC_ERROR_LINES.map((c) => [c.name, c] as const))('%s', async (_label, c) => {
+    const response = await server.request('POST', `/computers/${live.id}/exec`, c.body, {
+      raw: c.raw,
+      contentType: c.contentType,
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    expect(response.text.endsWith('\n')).toBe(true);
+    const lines = response.text.slice(0, -1).split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      type: 'error',
+      code: 'invalid_request',
+      message: expect.stringMatching(c.message),
+    });
+  });
+
+  it('unknown fields and nulls are accepted', async () => {
+    const response = await server.request('POST', `/computers/${live.id}/exec`, {
+      command: 'true',
+      cwd: null,
+      env: null,
+      tty: true,
+    });
+    expect(response.text).toBe('{"type":"exit","code":0}\n');
   });
 });
 

@@ -7,6 +7,7 @@ import { errorMapper, sendError } from './errors.js';
 import { Routes } from './route-spec.js';
 import { actionRoutes } from './routes/actions.routes.js';
 import { computerRoutes } from './routes/computers.routes.js';
+import { execRoutes } from './routes/exec.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
 import { tabRoutes } from './routes/tabs.routes.js';
 
@@ -39,6 +40,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
   computerRoutes(routes, core);
   actionRoutes(routes, core);
   tabRoutes(routes, core);
+  execRoutes(routes, core);
   app.use(router);
 
   app.use((req, res) => {

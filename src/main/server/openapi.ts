@@ -74,7 +74,10 @@ function successResponse(
   route: RegisteredRoute,
   convert: (schema: z.ZodType, io: 'output') => JsonSchema,
 ) {
-  if (route.produces) return { 200: { description: 'OK', content: { [route.produces]: {} } } };
+  if (route.produces) {
+    const schema = route.response && { schema: convert(route.response, 'output') };
+    return { 200: { description: 'OK', content: { [route.produces]: schema ?? {} } } };
+  }
   if (!route.response) return { [route.method === 'delete' ? 204 : 200]: { description: 'OK' } };
   return {
     200: {

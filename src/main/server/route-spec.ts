@@ -9,6 +9,8 @@ export type RouteContext<B, Q> = {
   params: Record<string, string>;
   principal: Principal;
   requestId: string;
+  /** The SDK re-sent this request (x-stainless-retry-count above 0). */
+  retried: boolean;
   req: Request;
   res: Response;
 };
@@ -23,7 +25,7 @@ export type RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | und
   /** The documented body, when the handler validates parts itself with schemas it is made of. */
   bodyDoc?: z.ZodType;
   query?: Q;
-  /** Documented response schema; omitted for 204 and non-JSON answers. */
+  /** Documented response schema (of each line, for NDJSON); omitted for 204 and binary answers. */
   response?: z.ZodType;
   /** Content type of a non-JSON success answer. */
   produces?: string;
@@ -59,6 +61,7 @@ export class Routes {
         params: req.params as Record<string, string>,
         principal: res.locals.principal as Principal,
         requestId: res.locals.requestId as string,
+        retried: Number(req.headers['x-stainless-retry-count']) > 0,
         req,
         res,
       };

@@ -27,11 +27,11 @@ export function actionRoutes(routes: Routes, core: Core): void {
         body: schema,
         response: ActionResult,
       },
-      async ({ body, params, principal }) => {
+      async ({ body, params, principal, retried }) => {
         const session = core.computers.getRunning(principal.org, params.id!);
         const action = (toAction as (body: object) => ComputerAction)(body);
         try {
-          return await core.actions.run(session, normalizeAction(action));
+          return await core.actions.run(session, { ...normalizeAction(action), retried });
         } catch (error) {
           throw error instanceof BenchtopError && error.param
             ? error.withParam(toParam(error.param))
@@ -51,13 +51,14 @@ export function actionRoutes(routes: Routes, core: Core): void {
       bodyDoc: ExecuteBody,
       response: ActionResult,
     },
-    ({ body, params, principal }) => {
+    ({ body, params, principal, retried }) => {
       const wrapped = typeof body === 'object' && body !== null && 'action' in body;
       const wire = wrapped
         ? parseComputerAction(body.action, 'action.')
         : parseComputerAction(body);
       const session = core.computers.getRunning(principal.org, params.id!);
-      return core.actions.run(session, normalizeAction(wire, wrapped ? 'action.' : ''));
+      const request = normalizeAction(wire, wrapped ? 'action.' : '');
+      return core.actions.run(session, { ...request, retried });
     },
   );
 
