@@ -12,6 +12,7 @@
  * Samples are interleaved (API, raw, raw, API, …) after warm-up, so machine noise hits both sides.
  * Exit code: 0 when the run completed, whatever the targets say; 1 on any error.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -554,6 +555,40 @@ async function benchActions({ server, client, browser, url }: Bench): Promise<vo
   }
 }
 
+/** A process started and awaited the way the exec runner does it, minus HTTP and bookkeeping. */
+function spawnTrue(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`sh exited ${code}`)),
+    );
+  });
+}
+
+async function benchExec({ server, client }: Bench): Promise<void> {
+  const { id } = await client.create();
+  await server.core.browsers.whenWarm();
+  const path = `/computers/${id}/exec/sync`;
+  const execTrue = async () => {
+    const answer = (await client.request('POST', path, { command: 'true' })) as {
+      exit_code?: number;
+    };
+    if (answer.exit_code !== 0) throw new Error(`exec/sync answered ${JSON.stringify(answer)}`);
+  };
+  try {
+    const [api, raw] = await interleave(10, 100, [() => timed(execTrue), () => timed(spawnTrue)]);
+    report(
+      'exec `true` round trip (/exec/sync)',
+      { api, raw },
+      { kind: 'absolute', maxMs: 30 },
+      'raw = child_process.spawn of /bin/sh -c true in the bench process, until close',
+    );
+  } finally {
+    await client.timed('DELETE', `/computers/${id}`);
+  }
+}
+
 /**
  * Two rounds of +5 API computers then +5 raw contexts, all idle on about:blank; each kind's cost is
  * the mean of its two deltas, so a one-off (a spare renderer, a late GC) weighs half.
@@ -622,6 +657,7 @@ async function main(): Promise<void> {
   await benchCreateDelete(bench);
   await benchFullCycle(bench);
   await benchActions(bench);
+  await benchExec(bench);
   await benchMemory(bench);
 
   const seconds = (performance.now() - started) / 1000;
