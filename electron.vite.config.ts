@@ -3,7 +3,14 @@ import { defineConfig } from 'electron-vite';
 export default defineConfig({
   main: {
     build: {
-      rollupOptions: { input: { index: 'src/main/index.ts', cli: 'src/main/cli.ts' } },
+      rollupOptions: {
+        input: {
+          index: 'src/main/index.ts',
+          cli: 'src/main/cli.ts',
+          // Forked per desktop computer (nut-js binds to one X display per process).
+          'desktop-worker': 'src/main/core/computers/desktop/desktop-worker.ts',
+        },
+      },
     },
   },
   preload: {

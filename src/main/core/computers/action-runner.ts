@@ -125,12 +125,7 @@ export class ActionRunner {
       case 'debug':
         return { result: await this.debug(session, request), executedTabId: operator.mainTabId() };
       default:
-        if (!operator.supports.has(action.type)) {
-          throw invalidRequest(
-            `${action.type} is not available on ${session.init.kind} computers`,
-            'type',
-          );
-        }
+        if (!operator.supports.has(action.type)) throw unsupported(action.type, session.init.kind);
         return operator.perform(request);
     }
   }
@@ -174,4 +169,12 @@ export class ActionRunner {
       exit_code: outcome.exitCode,
     };
   }
+}
+
+const TAB_ACTIONS = new Set(['list_tabs', 'new_tab', 'switch_tab', 'close_tab']);
+
+function unsupported(type: string, kind: string): BenchtopError {
+  if (TAB_ACTIONS.has(type))
+    return invalidRequest(`tabs exist only in browser computers; this is a ${kind} computer`);
+  return invalidRequest(`${type} is not available on ${kind} computers`, 'type');
 }

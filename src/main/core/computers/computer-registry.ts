@@ -10,6 +10,8 @@ import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import { BrowserOperator, proxyFromUrl } from './browser/browser-operator.js';
 import type { BrowserHost } from './browser/browser-host.js';
 import { ComputerSession } from './computer-session.js';
+import { findChromium } from './browser/find-chromium.js';
+import { startDesktop } from './desktop/start-desktop.js';
 
 const DEFAULT_DISPLAY: Display = { width: 1280, height: 720, scale: 1 };
 const DEFAULT_IDLE_SECONDS = 120;
@@ -35,12 +37,6 @@ export class ComputerRegistry {
   constructor(private readonly deps: RegistryDeps) {}
 
   async create(org: string, body: CreateComputerBody): Promise<ComputerSession> {
-    if (body.kind !== 'browser') {
-      throw invalidRequest(
-        'desktop computers are not supported by this version of Benchtop yet',
-        'kind',
-      );
-    }
     if (body.environment_id !== undefined) {
       throw invalidRequest(
         `no saved environment ${body.environment_id}; list them with GET /computers?type=persistent`,
@@ -48,6 +44,12 @@ export class ComputerRegistry {
       );
     }
     const display = { ...DEFAULT_DISPLAY, ...body.display };
+    if (body.kind === 'desktop' && display.scale !== 1) {
+      throw invalidRequest(
+        'desktop computers have scale 1; leave display.scale out',
+        'display.scale',
+      );
+    }
     const contextOptions = this.contextOptions(display, body);
     // The slot is taken before the first await, so simultaneous creates cannot pass the limit.
     const release = this.reserve(org, body.kind);
@@ -55,13 +57,18 @@ export class ComputerRegistry {
     const workspace = join(this.deps.workspaces, id);
     try {
       await mkdir(workspace, { recursive: true });
-      const fresh = await this.deps.browsers.acquire(contextOptions);
-      const operator = new BrowserOperator(fresh, {
-        host: this.deps.browsers,
-        contextOptions,
-        maxTabs: this.deps.settings.limits.max_tabs,
-        onCrash: () => void this.terminate(session, 'crashed'),
-      });
+      // A crash can only end a computer that exists; one during start fails the create instead.
+      const created: { session?: ComputerSession } = {};
+      const onCrash = () => void (created.session && this.terminate(created.session, 'crashed'));
+      const { operator, env } =
+        body.kind === 'desktop'
+          ? await startDesktop({
+              ...display,
+              workspace,
+              browser: findChromium(this.deps.settings.browser.executable_path),
+              onCrash,
+            })
+          : { operator: await this.startBrowser(contextOptions, onCrash), env: {} };
       const session = new ComputerSession(
         {
           id,
@@ -72,13 +79,14 @@ export class ComputerRegistry {
           environmentId: null,
           contextId: body.context_id ?? null,
           workspace,
-          env: {},
+          env,
           maxLifetimeSeconds: body.max_lifetime_seconds ?? body.timeout_seconds ?? null,
           inactivityTimeoutSeconds: body.inactivity_timeout_seconds ?? DEFAULT_IDLE_SECONDS,
           idleTimeoutEnabled: body.idle_timeout_enabled ?? body.auto_kill ?? true,
         },
         operator,
       );
+      created.session = session;
       this.sessions.set(id, session);
       this.arm(session);
       return session;
@@ -88,6 +96,19 @@ export class ComputerRegistry {
     } finally {
       release();
     }
+  }
+
+  private async startBrowser(
+    contextOptions: BrowserContextOptions,
+    onCrash: () => void,
+  ): Promise<BrowserOperator> {
+    const fresh = await this.deps.browsers.acquire(contextOptions);
+    return new BrowserOperator(fresh, {
+      host: this.deps.browsers,
+      contextOptions,
+      maxTabs: this.deps.settings.limits.max_tabs,
+      onCrash,
+    });
   }
 
   private contextOptions(display: Display, body: CreateComputerBody): BrowserContextOptions {

@@ -1,0 +1,227 @@
+import { spawn } from 'node:child_process';
+import { ActionFailure, invalidRequest } from '../../errors.js';
+import type { ActionName, ActionOutcome, ActionRequest, MouseButton, Point } from '../action.js';
+import type { Key } from '../keys.js';
+import type { Operator, Screenshot } from '../operator.js';
+import type { WorkerButton } from './desktop-protocol.js';
+import { nutKeys } from './nut-keys.js';
+import type { WorkerClient } from './worker-client.js';
+import type { XDisplay } from './x-display.js';
+
+const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
+  'click',
+  'mouse_down',
+  'mouse_up',
+  'move',
+  'drag',
+  'scroll',
+  'type',
+  'keypress',
+  'key_down',
+  'key_up',
+  'navigate',
+  'viewport',
+]);
+
+/** X buttons for the side buttons nut-js does not know. */
+const SIDE_BUTTONS = { back: '8', forward: '9' } as const;
+/** Delay per character for text off the ASCII range (see type()). */
+const NON_ASCII_DELAY_MS = '25';
+
+export type DesktopOptions = {
+  display: XDisplay;
+  worker: WorkerClient;
+  workspace: string;
+  browser?: string;
+};
+
+/** A desktop computer: a private X display driven by its own nut-js worker (and xdotool for text). */
+export class DesktopOperator implements Operator {
+  readonly kind = 'desktop' as const;
+  readonly supports = SUPPORTED;
+
+  constructor(private readonly options: DesktopOptions) {}
+
+  async perform({ action, fieldPrefix }: ActionRequest): Promise<ActionOutcome> {
+    const { worker } = this.options;
+    switch (action.type) {
+      case 'click':
+        if (action.button === 'back' || action.button === 'forward')
+          await this.sideClick(action.at, action.button);
+        else
+          await worker.request({
+            op: 'click',
+            at: action.at,
+            button: action.button,
+            count: action.count,
+          });
+        break;
+      case 'mouse_down':
+      case 'mouse_up':
+        await worker.request({
+          op: 'press',
+          at: action.at,
+          button: pressable(action.button),
+          down: action.type === 'mouse_down',
+        });
+        break;
+      case 'move':
+        await worker.request({ op: 'move', at: action.at });
+        break;
+      case 'drag':
+        await worker.request({ op: 'drag', path: action.path });
+        break;
+      case 'scroll':
+        await worker.request({ op: 'scroll', at: action.at, dx: action.dx, dy: action.dy });
+        break;
+      case 'type':
+        await this.type(action.text);
+        break;
+      case 'keypress':
+        await this.keys(action.keys, 'tap');
+        break;
+      case 'key_down':
+      case 'key_up':
+        await this.keys([action.key], action.type === 'key_down' ? 'down' : 'up');
+        break;
+      case 'navigate':
+        return { result: this.open(action.url) };
+      case 'viewport':
+        return { result: this.resize(action.width, action.height, action.scale, fieldPrefix) };
+      default:
+        throw invalidRequest(`${action.type} is not a desktop action`);
+    }
+    return { result: {} };
+  }
+
+  private async keys(keys: Key[], mode: 'tap' | 'down' | 'up'): Promise<void> {
+    const names = keys.map(nutKeys);
+    if (names.every((name) => name !== undefined)) {
+      await this.options.worker.request({ op: 'keys', keys: [...new Set(names.flat())], mode });
+      return;
+    }
+    if (mode === 'tap' && keys.length === 1) return this.type(keys[0]!);
+    throw new ActionFailure(
+      `the key "${keys.find((_, i) => !names[i])}" cannot be held on a desktop computer`,
+    );
+  }
+
+  /**
+   * Exact text. ASCII goes through xdotool at full speed (nut-js misses Shift on Xvfb). Other
+   * characters need xdotool to remap a spare keycode per character, which races the client if
+   * typed fast: they go slower, a run per call, and capitals one by one with Shift held because
+   * X maps a lone letter keysym to a lower/upper pair that xdotool types lower-case.
+   */
+  private async type(text: string): Promise<void> {
+    for (const run of text.match(/[\x20-\x7e\n\t]+|[^\x20-\x7e\n\t]+/g) ?? []) {
+      if (/^[\x20-\x7e\n\t]/.test(run)) {
+        await this.xdotool(['type', '--delay', '0', '--', run]);
+        continue;
+      }
+      for (const part of run.match(/\p{Lu}|\P{Lu}+/gu) ?? []) {
+        const typeSlowly = ['type', '--delay', NON_ASCII_DELAY_MS, '--', part];
+        if (/^\p{Lu}$/u.test(part)) {
+          await this.xdotool(['keydown', 'Shift_L', ...typeSlowly]);
+          await this.xdotool(['keyup', 'Shift_L']);
+        } else {
+          await this.xdotool(typeSlowly);
+        }
+      }
+    }
+  }
+
+  private async sideClick(at: Point, button: 'back' | 'forward'): Promise<void> {
+    await this.xdotool([
+      'mousemove',
+      String(Math.round(at.x)),
+      String(Math.round(at.y)),
+      'click',
+      '--delay',
+      '0',
+      SIDE_BUTTONS[button],
+    ]);
+  }
+
+  private xdotool(args: string[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('xdotool', args, {
+        env: { ...process.env, DISPLAY: this.options.display.name },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.once('error', (error) =>
+        reject(
+          new ActionFailure(
+            `xdotool is needed for typing on desktops (apt-get install xdotool): ${error.message}`,
+          ),
+        ),
+      );
+      child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new ActionFailure(`xdotool failed: ${stderr.trim()}`)),
+      );
+    });
+  }
+
+  /** navigate on a desktop opens the URL in a browser on that display, as the vendor's examples expect. */
+  private open(url: string): Record<string, unknown> {
+    const { browser, display, workspace } = this.options;
+    if (!browser) throw new ActionFailure('no Chromium found to open the URL on this desktop');
+    display.launch(
+      browser,
+      [
+        '--no-sandbox',
+        '--no-first-run',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--user-data-dir=${workspace}/.browser`,
+        url,
+      ],
+      { cwd: workspace },
+    );
+    return { url, title: '' };
+  }
+
+  private resize(
+    width: number,
+    height: number,
+    scale: number | undefined,
+    fieldPrefix: string,
+  ): Record<string, unknown> {
+    const { display } = this.options;
+    if (width === display.width && height === display.height && (scale ?? 1) === 1) {
+      return { width, height, scale_factor: 1 };
+    }
+    throw invalidRequest(
+      `a desktop's screen is fixed at ${display.width}×${display.height}: Xvfb cannot change its size after start; create a desktop computer with display {width, height}`,
+      `${fieldPrefix}width`,
+    );
+  }
+
+  async screenshot(): Promise<Screenshot> {
+    const shot = await this.options.worker.request<Screenshot>({ op: 'screenshot' });
+    // Structured clone delivers a Uint8Array; wrap it without copying.
+    return { ...shot, png: Buffer.from(shot.png.buffer, shot.png.byteOffset, shot.png.byteLength) };
+  }
+
+  pageContext(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  mainTabId(): undefined {
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    this.options.worker.close();
+    await this.options.display.close();
+  }
+}
+
+function pressable(button: MouseButton): WorkerButton {
+  if (button === 'back' || button === 'forward')
+    throw new ActionFailure(`the ${button} button can only be clicked on a desktop`);
+  return button;
+}

@@ -1,0 +1,129 @@
+/**
+ * A desktop worker: one process per virtual display, because nut-js binds to the X display of
+ * its process (PLATFORM.md). It answers requests from the main process over the IPC channel.
+ */
+import { Button, Key, keyboard, mouse, Point, screen } from '@nut-tree-fork/nut-js';
+import sharp from 'sharp';
+import type {
+  WorkerAnswer,
+  WorkerButton,
+  WorkerMessage,
+  WorkerRequest,
+} from './desktop-protocol.js';
+
+keyboard.config.autoDelayMs = 0;
+mouse.config.autoDelayMs = 0;
+
+const BUTTONS: Record<WorkerButton, Button> = {
+  left: Button.LEFT,
+  right: Button.RIGHT,
+  middle: Button.MIDDLE,
+};
+/** Pixels per wheel notch: X11 scrolls in notches, the API in pixels. */
+const PIXELS_PER_NOTCH = 100;
+const DRAG_STEPS = 10;
+
+const toKey = (name: string): Key => {
+  const key = Key[name as keyof typeof Key];
+  if (key === undefined) throw new Error(`no key ${name}`);
+  return key;
+};
+
+async function perform(request: WorkerRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'click':
+      await mouse.setPosition(new Point(request.at.x, request.at.y));
+      for (let n = 0; n < request.count; n++) await mouse.click(BUTTONS[request.button]);
+      return null;
+    case 'press': {
+      await mouse.setPosition(new Point(request.at.x, request.at.y));
+      const button = BUTTONS[request.button];
+      await (request.down ? mouse.pressButton(button) : mouse.releaseButton(button));
+      return null;
+    }
+    case 'move':
+      await mouse.setPosition(new Point(request.at.x, request.at.y));
+      return null;
+    case 'drag':
+      return drag(request.path);
+    case 'scroll':
+      return scroll(request.at, request.dx, request.dy);
+    case 'keys':
+      return keys(request.keys.map(toKey), request.mode);
+    case 'screenshot':
+      return screenshot();
+    case 'cursor': {
+      const { x, y } = await mouse.getPosition();
+      return { x, y };
+    }
+  }
+}
+
+async function drag(path: Array<{ x: number; y: number }>): Promise<null> {
+  const [first, ...rest] = path;
+  await mouse.setPosition(new Point(first!.x, first!.y));
+  await mouse.pressButton(Button.LEFT);
+  let from = first!;
+  for (const to of rest) {
+    const steps = path.length === 2 ? DRAG_STEPS : 1;
+    for (let step = 1; step <= steps; step++) {
+      const x = from.x + ((to.x - from.x) * step) / steps;
+      const y = from.y + ((to.y - from.y) * step) / steps;
+      await mouse.setPosition(new Point(Math.round(x), Math.round(y)));
+    }
+    from = to;
+  }
+  await mouse.releaseButton(Button.LEFT);
+  return null;
+}
+
+async function scroll(at: { x: number; y: number }, dx: number, dy: number): Promise<null> {
+  await mouse.setPosition(new Point(at.x, at.y));
+  const notches = (pixels: number) =>
+    pixels === 0 ? 0 : Math.max(1, Math.round(Math.abs(pixels) / PIXELS_PER_NOTCH));
+  if (dy > 0) await mouse.scrollDown(notches(dy));
+  if (dy < 0) await mouse.scrollUp(notches(dy));
+  if (dx > 0) await mouse.scrollRight(notches(dx));
+  if (dx < 0) await mouse.scrollLeft(notches(dx));
+  return null;
+}
+
+async function keys(list: Key[], mode: 'tap' | 'down' | 'up'): Promise<null> {
+  if (mode !== 'up') await keyboard.pressKey(...list);
+  if (mode !== 'down') await keyboard.releaseKey(...[...list].reverse());
+  return null;
+}
+
+/** Swaps blue and red: grab() gives BGRA (with alpha 0, so alpha is dropped too). */
+const BGR_TO_RGB: [[number, number, number], [number, number, number], [number, number, number]] = [
+  [0, 0, 1],
+  [0, 1, 0],
+  [1, 0, 0],
+];
+
+/** PNG of the whole display, converted in libvips rather than in JavaScript. */
+async function screenshot(): Promise<{ png: Buffer; width: number; height: number }> {
+  const image = await screen.grab();
+  const { width, height } = image;
+  const png = await sharp(image.data, { raw: { width, height, channels: 4 } })
+    .removeAlpha()
+    .recomb(BGR_TO_RGB)
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+  return { png, width, height };
+}
+
+process.on('message', (message: WorkerMessage) => {
+  perform(message.request).then(
+    (result) => process.send!({ id: message.id, ok: true, result } satisfies WorkerAnswer),
+    (error: unknown) =>
+      process.send!({
+        id: message.id,
+        ok: false,
+        error: String((error as Error)?.message ?? error),
+      } satisfies WorkerAnswer),
+  );
+});
+// The parent going away ends the worker: it must never outlive its computer.
+process.on('disconnect', () => process.exit(0));
+process.send!({ id: 0, ok: true, result: 'ready' } satisfies WorkerAnswer);

@@ -1,0 +1,89 @@
+import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
+import type { TestServer } from './test-server.js';
+
+/** The workspace folder of a computer (where its xterm's shell runs). */
+export function workspaceOf(server: TestServer, id: string): string {
+  return server.core.computers.get('local', id).init.workspace;
+}
+
+export function displayOf(server: TestServer, id: string): string {
+  return server.core.computers.get('local', id).init.env.DISPLAY!;
+}
+
+/** Types a shell line into the desktop's xterm (clicked first so it has focus). */
+export async function typeInTerminal(server: TestServer, id: string, line: string): Promise<void> {
+  await server.request('POST', `/computers/${id}/click`, { x: 200, y: 150 });
+  const typed = await server.request('POST', `/computers/${id}/type`, { text: line });
+  if (typed.body.status !== 'success') throw new Error(`type failed: ${typed.text}`);
+}
+
+export async function readWorkspaceFile(
+  server: TestServer,
+  id: string,
+  name: string,
+): Promise<string | undefined> {
+  return readFile(`${workspaceOf(server, id)}/${name}`, 'utf8').catch(() => undefined);
+}
+
+/** Raw RGB pixels of a screenshot taken through the API. */
+export async function screenPixels(server: TestServer, id: string): Promise<Buffer> {
+  const shot = await server.request('POST', `/computers/${id}/screenshot`, { base64: true });
+  return sharp(Buffer.from(shot.body.result.base64 as string, 'base64'))
+    .raw()
+    .toBuffer();
+}
+
+/** Screen pixels once two screenshots in a row are identical (a new shell's prompt has drawn). */
+export async function settledPixels(server: TestServer, id: string): Promise<Buffer> {
+  let previous = await screenPixels(server, id);
+  for (let attempt = 0; attempt < 40; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const current = await screenPixels(server, id);
+    if (differingPixels(previous, current) === 0) return current;
+    previous = current;
+  }
+  throw new Error('the screen never settled');
+}
+
+export function differingPixels(a: Buffer, b: Buffer): number {
+  let count = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i += 3) {
+    if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) count++;
+  }
+  return count + Math.abs(a.length - b.length) / 3;
+}
+
+/** Pids of processes that run on an X display (their environment says DISPLAY=name), Xvfb included. */
+export async function processesOnDisplay(name: string): Promise<number[]> {
+  const { readdir } = await import('node:fs/promises');
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const environ = await readFile(`/proc/${entry}/environ`, 'latin1').catch(() => '');
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '');
+    const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => '');
+    if (/^\d+ \(.*\) Z/.test(stat)) continue;
+    if (
+      `\0${environ}`.includes(`\0DISPLAY=${name}\0`) ||
+      (cmdline.startsWith(`Xvfb\0-displayfd`) &&
+        cmdline.length > 0 &&
+        (await xvfbDisplay(entry)) === name)
+    ) {
+      found.push(Number(entry));
+    }
+  }
+  return found;
+}
+
+async function xvfbDisplay(pid: string): Promise<string | undefined> {
+  // Xvfb started with -displayfd holds its display's lock file; match it through /tmp/.X<N>-lock.
+  const { readdir } = await import('node:fs/promises');
+  for (const file of await readdir('/tmp').catch(() => [] as string[])) {
+    const match = /^\.X(\d+)-lock$/.exec(file);
+    if (!match) continue;
+    const owner = (await readFile(`/tmp/${file}`, 'latin1').catch(() => '')).trim();
+    if (owner === pid) return `:${match[1]}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,182 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  differingPixels,
+  displayOf,
+  processesOnDisplay,
+  readWorkspaceFile,
+  screenPixels,
+  settledPixels,
+  typeInTerminal,
+} from '../helpers/desktop.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+let server: TestServer;
+const created: string[] = [];
+
+const create = async (body: Record<string, unknown> = {}) => {
+  const response = await server.request('POST', '/computers', { kind: 'desktop', ...body });
+  expect(response.status, response.text).toBe(200);
+  created.push(response.body.id as string);
+  return response.body.id as string;
+};
+const act = (id: string, action: string, body: Record<string, unknown> = {}) =>
+  server.request('POST', `/computers/${id}/${action}`, body);
+/** Runs a command on the desktop (DISPLAY set) and returns its stdout. */
+const shell = async (id: string, command: string) =>
+  ((await act(id, 'debug', { command })).body.result.stdout as string).trim();
+
+beforeAll(async () => {
+  server = await startTestServer({ browser: { warm_pool: 0 }, limits: { desktops_per_org: 3 } });
+});
+afterEach(async () => {
+  await Promise.all(created.splice(0).map((id) => server.request('DELETE', `/computers/${id}`)));
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('desktop computers', () => {
+  it('are isolated from each other and leave nothing running after delete', async () => {
+    const [one, two] = await Promise.all([create(), create()]);
+    expect(displayOf(server, one)).not.toBe(displayOf(server, two));
+    const before = await settledPixels(server, two);
+
+    await typeInTerminal(server, one, 'echo only-one > marker.txt\n');
+    await eventually(
+      async () => (await readWorkspaceFile(server, one, 'marker.txt')) === 'only-one\n',
+    );
+    expect(await readWorkspaceFile(server, two, 'marker.txt')).toBeUndefined();
+    expect(differingPixels(before, await screenPixels(server, two))).toBe(0);
+
+    const displays = [displayOf(server, one), displayOf(server, two)];
+    const running = await Promise.all(displays.map(processesOnDisplay));
+    expect(running.every((pids) => pids.length >= 3)).toBe(true);
+    await Promise.all([one, two].map((id) => server.request('DELETE', `/computers/${id}`)));
+    for (const display of displays) expect(await processesOnDisplay(display)).toEqual([]);
+  });
+
+  it('types every printable ASCII character, newlines and non-ASCII text exactly', async () => {
+    const id = await create();
+    let ascii = '';
+    for (let code = 32; code < 127; code++) ascii += String.fromCharCode(code);
+    const text = `${ascii}\nÜnïcödé — 日本語 ÉÀ\nlast line\n`;
+    await typeInTerminal(server, id, 'cat > typed.txt\n');
+    await act(id, 'type', { text });
+    await act(id, 'hotkey', { keys: ['ctrl+d'] });
+    // cat writes the file when it gets ctrl+d; then the whole text must be there, exactly.
+    await eventually(async () =>
+      (await readWorkspaceFile(server, id, 'typed.txt'))?.endsWith('last line\n'),
+    );
+    expect(await readWorkspaceFile(server, id, 'typed.txt')).toBe(text);
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('holds keys across calls and presses shifted symbols', async () => {
+    const id = await create();
+    await typeInTerminal(server, id, 'cat > keys.txt\n');
+    await act(id, 'key-down', { key: 'shift' });
+    await act(id, 'hotkey', { keys: ['a'] });
+    await act(id, 'key-up', { key: 'shift' });
+    await act(id, 'hotkey', { keys: ['b'] });
+    await server.request('POST', `/computers/${id}/execute`, {
+      action: { type: 'keypress', keys: ['!'] },
+    });
+    await act(id, 'hotkey', { keys: ['shift+c'] });
+    await act(id, 'hotkey', { keys: ['enter'] });
+    await act(id, 'hotkey', { keys: ['ctrl', 'd'] });
+    await eventually(async () => (await readWorkspaceFile(server, id, 'keys.txt')) === 'Ab!C\n');
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('moves, clicks, drags and scrolls the pointer, and screenshots the whole screen', async () => {
+    const id = await create({ display: { width: 1024, height: 600 } });
+    const shot = await act(id, 'screenshot');
+    expect(shot.body.result).toMatchObject({ width: 1024, height: 600 });
+    const png = Buffer.from(await (await fetch(shot.body.result.screenshot_url)).arrayBuffer());
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1024, 600]);
+
+    const where = async () =>
+      shell(id, 'xdotool getmouselocation --shell | head -2 | tr "\\n" " "');
+    await server.request('POST', `/computers/${id}/execute`, {
+      action: { type: 'move', x: 321, y: 123 },
+    });
+    expect(await where()).toBe('X=321 Y=123');
+    expect((await act(id, 'click', { x: 400, y: 300 })).body.status).toBe('success');
+    expect(await where()).toBe('X=400 Y=300');
+    expect((await act(id, 'drag', { x1: 100, y1: 100, x2: 500, y2: 400 })).body.status).toBe(
+      'success',
+    );
+    expect(await where()).toBe('X=500 Y=400');
+    expect((await act(id, 'scroll', { x: 50, y: 60, dx: 0, dy: 300 })).body.status).toBe('success');
+    expect(await where()).toBe('X=50 Y=60');
+    expect((await act(id, 'double-click', { x: 10, y: 10 })).body.status).toBe('success');
+    expect((await act(id, 'right-click', { x: 700, y: 500 })).body.status).toBe('success');
+    await act(id, 'mouse-down', { x: 30, y: 40 });
+    await act(id, 'mouse-up', { x: 60, y: 70 });
+    expect(await where()).toBe('X=60 Y=70');
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('answers browser-only actions with 400 naming the kind, and opens navigate in a browser on the display', async () => {
+    const id = await create();
+    for (const [method, path, body] of [
+      ['GET', 'tabs', undefined],
+      ['POST', 'tabs', {}],
+      ['POST', 'html', {}],
+      ['POST', 'change-proxy', { proxy_url: '' }],
+    ] as const) {
+      const response = await server.request(method, `/computers/${id}/${path}`, body);
+      expect(response.status, path).toBe(400);
+      expect(response.body.message).toContain('desktop');
+    }
+    const resize = await act(id, 'viewport', { width: 800, height: 600 });
+    expect(resize.status).toBe(400);
+    expect(resize.body.message).toContain('Xvfb cannot change its size');
+    expect((await act(id, 'viewport', { width: 1280, height: 720 })).body.status).toBe('success');
+
+    const navigated = await act(id, 'navigate', { url: 'about:blank' });
+    expect(navigated.body.status).toBe('success');
+    const display = displayOf(server, id);
+    await eventually(async () => {
+      const pids = await processesOnDisplay(display);
+      const { readFile } = await import('node:fs/promises');
+      const commands = await Promise.all(
+        pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')),
+      );
+      return commands.some((command) => command.includes('chromium'));
+    }, 10_000);
+    await server.request('DELETE', `/computers/${id}`);
+    expect(await processesOnDisplay(display)).toEqual([]);
+  });
+
+  it('ends with reason crashed when its X server dies, and others keep working', async () => {
+    const [victim, other] = await Promise.all([create(), create()]);
+    // The real X server process dies, as it would if it crashed.
+    const operator = server.core.computers.get('local', victim).operator as unknown as {
+      options: { display: { pid: number } };
+    };
+    process.kill(operator.options.display.pid, 'SIGKILL');
+    await eventually(async () => {
+      const computer = (await server.request('GET', `/computers/${victim}`)).body;
+      return computer.status === 'terminated' && computer.termination_reason === 'crashed';
+    });
+    expect((await act(other, 'screenshot')).body.status).toBe('success');
+    await server.request('DELETE', `/computers/${other}`);
+  });
+
+  it('says what to install when Xvfb is missing, and keeps serving browsers', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const response = await server.request('POST', '/computers', { kind: 'desktop' });
+      expect(response.status).toBe(503);
+      expect(response.body).toMatchObject({ code: 'unavailable' });
+      expect(response.body.message).toContain('apt-get install xvfb');
+    } finally {
+      process.env.PATH = path;
+    }
+    const browser = await server.request('POST', '/computers', {});
+    expect(browser.status).toBe(200);
+    await server.request('DELETE', `/computers/${browser.body.id as string}`);
+  });
+});
