@@ -190,6 +190,23 @@ describe('POST /computers/{id}/exec/sync', () => {
   });
 });
 
+describe('ending a computer', () => {
+  it('ends what its commands left running in the background', async () => {
+    const computer = await createComputer();
+    const ran = await sync(
+      { command: 'sleep 300 > /dev/null 2>&1 & echo $! > background.pid' },
+      undefined,
+      computer,
+    );
+    expect(ran.body.exit_code).toBe(0);
+    const folder = server.core.computers.get('local', computer).init.workspace;
+    const pid = Number(readFileSync(join(folder, 'background.pid'), 'utf8').trim());
+    expect(isAlive(pid)).toBe(true);
+    await server.request('DELETE', `/computers/${computer}`);
+    await eventually(() => Promise.resolve(!isAlive(pid)));
+  });
+});
+
 describe('a re-sent request joins the command instead of running it again', () => {
   it('exec/sync: while running, after it ended; a request that is not a retry runs again', async () => {
     const body = { command: 'echo run >> sync.log; sleep 1; echo done' };

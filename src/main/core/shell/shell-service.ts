@@ -3,7 +3,7 @@ import type { ComputerSession } from '../computers/computer-session.js';
 import { BenchtopError } from '../errors.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { CommandRun, type CommandOutcome } from './command-run.js';
-import { resolveCwd, startCommand, type StreamName } from './exec-runner.js';
+import { killProcessGroup, resolveCwd, startCommand, type StreamName } from './exec-runner.js';
 import { commandKey, RecentCommands } from './recent-commands.js';
 
 /** The endpoint a command came through: a retry only joins a command of the same kind. */
@@ -92,12 +92,16 @@ export class ShellService {
     const spec = { command: body.command, cwd, env, timeoutSeconds: body.timeout_seconds };
     const command = await startCommand(spec, onOutput, run.killSignal);
     run.attach(command);
-    const stop = () => run.kill();
+    // Ending the computer ends the command's whole process group, also what it left running in
+    // the background after it exited (issue: nothing a computer started outlives it).
+    const stop = () => {
+      run.kill();
+      killProcessGroup(command.pid);
+    };
     session.ended.signal.addEventListener('abort', stop, { once: true });
     if (session.ended.signal.aborted) stop();
     session.touch();
     void command.exited.then((exit) => {
-      session.ended.signal.removeEventListener('abort', stop);
       // Published before anyone awaiting the outcome answers, so the event comes first.
       this.publishEnd(session, options.requestId, run.finish(exit));
       session.touch();
