@@ -34,6 +34,12 @@ export const CreateComputerBody = z.object({
   context_id: z.string().max(1000).optional(),
   stealth: z.record(z.string(), z.unknown()).optional(),
   use_advanced_proxy: z.boolean().optional(),
+  host_display: z
+    .boolean()
+    .optional()
+    .describe(
+      "Benchtop extension, desktop only: drive the machine's real screen (needs desktop.host_mode in settings; one at a time).",
+    ),
 });
 export type CreateComputerBody = z.infer<typeof CreateComputerBody>;
 

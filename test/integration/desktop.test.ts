@@ -180,3 +180,68 @@ describe('desktop computers', () => {
     await server.request('DELETE', `/computers/${browser.body.id as string}`);
   });
 });
+
+describe('host mode', () => {
+  it('drives the real screen only when enabled, one computer at a time, and never ends the session', async () => {
+    // This machine's "real screen" for the test: an X server Benchtop did not start.
+    const { spawn } = await import('node:child_process');
+    const xvfb = spawn(
+      'Xvfb',
+      ['-displayfd', '1', '-screen', '0', '1024x768x24', '-nolisten', 'tcp'],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    const number = await new Promise<string>((resolve) =>
+      xvfb.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
+    );
+    const previous = process.env.DISPLAY;
+    process.env.DISPLAY = `:${number}`;
+    const host = await startTestServer({ browser: { warm_pool: 0 }, desktop: { host_mode: true } });
+    try {
+      const off = await server.request('POST', '/computers', {
+        kind: 'desktop',
+        host_display: true,
+      });
+      expect(off.status).toBe(400);
+      expect(off.body).toMatchObject({ param: 'host_display' });
+      expect(off.body.message).toContain('desktop.host_mode');
+
+      const first = await host.request('POST', '/computers', {
+        kind: 'desktop',
+        host_display: true,
+      });
+      expect(first.status, first.text).toBe(200);
+      expect(first.body.display).toEqual({ width: 1024, height: 768, scale: 1 });
+      const second = await host.request('POST', '/computers', {
+        kind: 'desktop',
+        host_display: true,
+      });
+      expect(second.status).toBe(400);
+      expect(second.body.message).toContain(first.body.id);
+
+      const shot = await host.request('POST', `/computers/${first.body.id}/screenshot`, {});
+      expect(shot.body.result).toMatchObject({ width: 1024, height: 768 });
+      await host.request('POST', `/computers/${first.body.id}/execute`, {
+        action: { type: 'move', x: 77, y: 88 },
+      });
+      const where = await host.request('POST', `/computers/${first.body.id}/debug`, {
+        command: 'xdotool getmouselocation --shell | head -2 | tr "\\n" " "',
+      });
+      expect(where.body.result.stdout.trim()).toBe('X=77 Y=88');
+
+      await host.request('DELETE', `/computers/${first.body.id}`);
+      expect(xvfb.exitCode).toBeNull();
+      const again = await host.request('POST', '/computers', {
+        kind: 'desktop',
+        host_display: true,
+      });
+      expect(again.status).toBe(200);
+      await host.request('DELETE', `/computers/${again.body.id}`);
+    } finally {
+      process.env.DISPLAY = previous;
+      await host.close();
+      xvfb.kill('SIGKILL');
+    }
+  });
+});

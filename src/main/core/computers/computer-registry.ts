@@ -12,6 +12,8 @@ import type { BrowserHost } from './browser/browser-host.js';
 import { ComputerSession } from './computer-session.js';
 import { findChromium } from './browser/find-chromium.js';
 import { startDesktop } from './desktop/start-desktop.js';
+import { startHostDesktop } from './desktop/host-desktop.js';
+import type { Operator } from './operator.js';
 
 const DEFAULT_DISPLAY: Display = { width: 1280, height: 720, scale: 1 };
 const DEFAULT_IDLE_SECONDS = 120;
@@ -31,6 +33,8 @@ export type RegistryDeps = {
 export class ComputerRegistry {
   private readonly sessions = new Map<string, ComputerSession>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The computer driving the real screen (host mode), if any. */
+  private hostDisplayHolder: string | undefined;
   /** Creates in flight per org and kind. */
   private readonly creating = new Map<string, number>();
 
@@ -43,7 +47,7 @@ export class ComputerRegistry {
         'environment_id',
       );
     }
-    const display = { ...DEFAULT_DISPLAY, ...body.display };
+    let display = { ...DEFAULT_DISPLAY, ...body.display };
     if (body.kind === 'desktop' && display.scale !== 1) {
       throw invalidRequest(
         'desktop computers have scale 1; leave display.scale out',
@@ -51,24 +55,33 @@ export class ComputerRegistry {
       );
     }
     const contextOptions = this.contextOptions(display, body);
+    const id = newId('comp');
     // The slot is taken before the first await, so simultaneous creates cannot pass the limit.
     const release = this.reserve(org, body.kind);
-    const id = newId('comp');
+    try {
+      if (body.host_display) this.claimHostDisplay(id, body.kind);
+    } catch (error) {
+      release();
+      throw error;
+    }
     const workspace = join(this.deps.workspaces, id);
     try {
       await mkdir(workspace, { recursive: true });
       // A crash can only end a computer that exists; one during start fails the create instead.
       const created: { session?: ComputerSession } = {};
       const onCrash = () => void (created.session && this.terminate(created.session, 'crashed'));
-      const { operator, env } =
-        body.kind === 'desktop'
-          ? await startDesktop({
-              ...display,
-              workspace,
-              browser: findChromium(this.deps.settings.browser.executable_path),
-              onCrash,
-            })
-          : { operator: await this.startBrowser(contextOptions, onCrash), env: {} };
+      const browser = findChromium(this.deps.settings.browser.executable_path);
+      let started: { operator: Operator; env: Record<string, string> };
+      if (body.host_display) {
+        const host = await startHostDesktop({ workspace, browser, onCrash });
+        display = { width: host.width, height: host.height, scale: 1 };
+        started = host;
+      } else if (body.kind === 'desktop') {
+        started = await startDesktop({ ...display, workspace, browser, onCrash });
+      } else {
+        started = { operator: await this.startBrowser(contextOptions, onCrash), env: {} };
+      }
+      const { operator, env } = started;
       const session = new ComputerSession(
         {
           id,
@@ -91,11 +104,35 @@ export class ComputerRegistry {
       this.arm(session);
       return session;
     } catch (error) {
+      if (this.hostDisplayHolder === id) this.hostDisplayHolder = undefined;
       await rm(workspace, { recursive: true, force: true });
       throw error;
     } finally {
       release();
     }
+  }
+
+  /** Host mode: off unless the settings allow it, and one computer at a time. */
+  private claimHostDisplay(id: string, kind: 'browser' | 'desktop'): void {
+    if (kind !== 'desktop') {
+      throw invalidRequest(
+        'host_display is for desktop computers (kind: "desktop")',
+        'host_display',
+      );
+    }
+    if (!this.deps.settings.desktop.host_mode) {
+      throw invalidRequest(
+        "host mode is off: a computer may drive this machine's real screen only with desktop.host_mode set to true in settings",
+        'host_display',
+      );
+    }
+    if (this.hostDisplayHolder) {
+      throw invalidRequest(
+        `the host display is already driven by ${this.hostDisplayHolder}; delete it first`,
+        'host_display',
+      );
+    }
+    this.hostDisplayHolder = id;
   }
 
   private async startBrowser(
@@ -206,6 +243,7 @@ export class ComputerRegistry {
     session.terminatedAt = Date.now();
     session.terminationReason = reason;
     session.ended.abort();
+    if (this.hostDisplayHolder === session.id) this.hostDisplayHolder = undefined;
     clearTimeout(this.timers.get(session.id));
     const forget = setTimeout(() => {
       this.sessions.delete(session.id);

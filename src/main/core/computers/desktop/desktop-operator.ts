@@ -33,6 +33,8 @@ export type DesktopOptions = {
   worker: WorkerClient;
   workspace: string;
   browser?: string;
+  /** Host mode off X11 (macOS, Windows): no xdotool, nut-js types. */
+  typeWithNut?: boolean;
 };
 
 /** A desktop computer: a private X display driven by its own nut-js worker (and xdotool for text). */
@@ -113,6 +115,10 @@ export class DesktopOperator implements Operator {
    * X maps a lone letter keysym to a lower/upper pair that xdotool types lower-case.
    */
   private async type(text: string): Promise<void> {
+    if (this.options.typeWithNut) {
+      await this.options.worker.request({ op: 'type', text });
+      return;
+    }
     for (const run of text.match(/[\x20-\x7e\n\t]+|[^\x20-\x7e\n\t]+/g) ?? []) {
       if (/^[\x20-\x7e\n\t]/.test(run)) {
         await this.xdotool(['type', '--delay', '0', '--', run]);

@@ -9,7 +9,9 @@ export type WorkerRequest =
   | { op: 'drag'; path: Point[] }
   | { op: 'scroll'; at: Point; dx: number; dy: number }
   | { op: 'keys'; keys: string[]; mode: 'tap' | 'down' | 'up' }
+  | { op: 'type'; text: string }
   | { op: 'screenshot' }
+  | { op: 'size' }
   | { op: 'cursor' };
 
 export type WorkerMessage = { id: number; request: WorkerRequest };

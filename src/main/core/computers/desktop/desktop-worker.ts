@@ -50,8 +50,14 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       return scroll(request.at, request.dx, request.dy);
     case 'keys':
       return keys(request.keys.map(toKey), request.mode);
+    case 'type':
+      // Only where xdotool is not available (host mode off X11): nut-js types what it can.
+      await keyboard.type(request.text);
+      return null;
     case 'screenshot':
       return screenshot();
+    case 'size':
+      return { width: await screen.width(), height: await screen.height() };
     case 'cursor': {
       const { x, y } = await mouse.getPosition();
       return { x, y };
