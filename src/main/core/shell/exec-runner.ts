@@ -122,7 +122,7 @@ export function killProcessGroup(pid: number): void {
   }
 }
 
-function groupAlive(pid: number): boolean {
+export function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
     return true;

@@ -3,7 +3,13 @@ import type { ComputerSession } from '../computers/computer-session.js';
 import { BenchtopError } from '../errors.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { CommandRun, type CommandOutcome } from './command-run.js';
-import { killProcessGroup, resolveCwd, startCommand, type StreamName } from './exec-runner.js';
+import {
+  groupAlive,
+  killProcessGroup,
+  resolveCwd,
+  startCommand,
+  type StreamName,
+} from './exec-runner.js';
 import { commandKey, RecentCommands } from './recent-commands.js';
 
 /** The endpoint a command came through: a retry only joins a command of the same kind. */
@@ -38,6 +44,8 @@ export const UNWATCHED_GRACE_MS = 2000;
  */
 export class ShellService {
   private readonly recent = new RecentCommands();
+  /** Process groups of every command a computer ran, ended with the computer. */
+  private readonly groups = new WeakMap<ComputerSession, Map<number, CommandRun>>();
 
   constructor(private readonly deps: ShellDeps) {}
 
@@ -92,21 +100,45 @@ export class ShellService {
     const spec = { command: body.command, cwd, env, timeoutSeconds: body.timeout_seconds };
     const command = await startCommand(spec, onOutput, run.killSignal);
     run.attach(command);
-    // Ending the computer ends the command's whole process group, also what it left running in
-    // the background after it exited (issue: nothing a computer started outlives it).
-    const stop = () => {
-      run.kill();
-      killProcessGroup(command.pid);
-    };
-    session.ended.signal.addEventListener('abort', stop, { once: true });
-    if (session.ended.signal.aborted) stop();
+    this.endWithComputer(session, command.pid, run);
     session.touch();
     void command.exited.then((exit) => {
+      // An empty group's id can be reused by others; only groups with members left are kept.
+      if (!groupAlive(command.pid)) this.groups.get(session)?.delete(command.pid);
       // Published before anyone awaiting the outcome answers, so the event comes first.
       this.publishEnd(session, options.requestId, run.finish(exit));
       session.touch();
     });
     return run;
+  }
+
+  /**
+   * Ending the computer ends each command's whole process group, also what a command left running
+   * in the background after it exited: nothing a computer started outlives it. One listener per
+   * computer, however many commands it ran.
+   */
+  private endWithComputer(session: ComputerSession, pid: number, run: CommandRun): void {
+    let groups = this.groups.get(session);
+    if (!groups) {
+      const created = new Map<number, CommandRun>();
+      groups = created;
+      this.groups.set(session, created);
+      session.ended.signal.addEventListener(
+        'abort',
+        () => {
+          for (const [group, command] of created) {
+            command.kill();
+            killProcessGroup(group);
+          }
+        },
+        { once: true },
+      );
+    }
+    groups.set(pid, run);
+    if (session.ended.signal.aborted) {
+      run.kill();
+      killProcessGroup(pid);
+    }
   }
 
   private publishEnd(session: ComputerSession, requestId: string, outcome: CommandOutcome): void {
