@@ -181,6 +181,49 @@ describe('desktop computers', () => {
   });
 });
 
+describe('desktop batches and bad input', () => {
+  it('runs batches and /execute with desktop actions, wait included', async () => {
+    const id = await create();
+    await typeInTerminal(server, id, 'cat > batch.txt\n');
+    const batch = await server.request('POST', `/computers/${id}/batch`, {
+      actions: [
+        { type: 'type', text: 'one' },
+        { type: 'wait', ms: 50 },
+        { type: 'keypress', keys: ['space'] },
+        { type: 'point_and_type', x: 200, y: 150, text: 'two' },
+        { type: 'key', key: 'enter' },
+        { type: 'hotkey', keys: ['ctrl', 'd'] },
+        { type: 'screenshot' },
+      ],
+    });
+    expect(batch.body).toMatchObject({ success: true, failed_index: null });
+    expect(batch.body.results.at(-1).result).toMatchObject({ width: 1280, height: 720 });
+    await eventually(
+      async () => (await readWorkspaceFile(server, id, 'batch.txt')) === 'one two\n',
+    );
+    const stopped = await server.request('POST', `/computers/${id}/batch`, {
+      actions: [
+        { type: 'move', x: 5, y: 5 },
+        { type: 'get_html_content' },
+        { type: 'move', x: 6, y: 6 },
+      ],
+    });
+    expect(stopped.body).toMatchObject({ success: false, failed_index: 1 });
+    expect(stopped.body.error_message).toContain('desktop');
+  });
+
+  it.each([
+    [{ kind: 'desktop', display: { width: 800, height: 600, scale: 2 } }, 'display.scale'],
+    [{ kind: 'browser', host_display: true }, 'host_display'],
+    [{ kind: 'desktop', host_display: 'yes' }, 'host_display'],
+    [{ kind: 'desktop', display: { width: 10, height: 600 } }, 'display.width'],
+  ])('refuses %j naming %s', async (body, param) => {
+    const response = await server.request('POST', '/computers', body);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'invalid_request', param });
+  });
+});
+
 describe('host mode', () => {
   it('drives the real screen only when enabled, one computer at a time, and never ends the session', async () => {
     // This machine's "real screen" for the test: an X server Benchtop did not start.
