@@ -590,6 +590,46 @@ async function benchExec({ server, client }: Bench): Promise<void> {
 }
 
 /**
+ * Desktop computers (Xvfb + openbox + xterm + nut-js worker). Targets are absolute (issue 3); the
+ * worker's own timings (PLATFORM.md: grab 3.7 ms, click 1.8 ms) are the floor.
+ */
+async function benchDesktop({ client }: Bench): Promise<void> {
+  const createTimes: number[] = [];
+  for (let round = 0; round < 8; round++) {
+    let id = '';
+    createTimes.push(
+      await timed(async () => {
+        id = ((await client.request('POST', '/computers', { kind: 'desktop' })) as { id: string })
+          .id;
+      }),
+    );
+    await client.request('DELETE', `/computers/${id}`);
+  }
+  report(
+    'desktop create (display + wm + terminal + worker)',
+    { api: createTimes },
+    { kind: 'absolute', maxMs: 1500 },
+  );
+
+  const { id } = (await client.request('POST', '/computers', { kind: 'desktop' })) as {
+    id: string;
+  };
+  const act = (path: string, body: unknown) => () =>
+    timed(() => client.request('POST', `/computers/${id}/${path}`, body, 'action'));
+  try {
+    const [shots] = await interleave(5, 40, [act('screenshot', {})]);
+    report('desktop screenshot 1280×720 png', { api: shots }, { kind: 'absolute', maxMs: 35 });
+    const [clicks] = await interleave(10, 100, [act('click', { x: 900, y: 600 })]);
+    report('desktop click', { api: clicks }, { kind: 'absolute', maxMs: 6 });
+    // Typed on the empty desktop area (not the terminal), so nothing runs.
+    const [typed] = await interleave(3, 30, [act('type', { text: 'abcdefghij0123456789' })]);
+    report('desktop type 20 chars', { api: typed }, { kind: 'absolute', maxMs: 60 });
+  } finally {
+    await client.request('DELETE', `/computers/${id}`);
+  }
+}
+
+/**
  * Two rounds of +5 API computers then +5 raw contexts, all idle on about:blank; each kind's cost is
  * the mean of its two deltas, so a one-off (a spare renderer, a late GC) weighs half.
  */
@@ -658,6 +698,7 @@ async function main(): Promise<void> {
   await benchFullCycle(bench);
   await benchActions(bench);
   await benchExec(bench);
+  await benchDesktop(bench);
   await benchMemory(bench);
 
   const seconds = (performance.now() - started) / 1000;
