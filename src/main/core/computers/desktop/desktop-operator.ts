@@ -25,8 +25,12 @@ const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
 
 /** X buttons for the side buttons nut-js does not know. */
 const SIDE_BUTTONS = { back: '8', forward: '9' } as const;
-/** Delay per character for text off the ASCII range (see type()). */
-const NON_ASCII_DELAY_MS = '25';
+/**
+ * Delay per character for text off the ASCII range (see type()). xdotool reverts its spare keycode
+ * about half of this after the key-up; a client that reads the key later (a loaded machine) would
+ * find nothing there. 25 ms lost characters under CI load; 100 ms is ten characters a second.
+ */
+const NON_ASCII_DELAY_MS = '100';
 
 export type DesktopOptions = {
   display: XDisplay;
