@@ -1,25 +1,26 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
+import { TerminationReason } from './computers.js';
 
-/**
- * Events of GET /computers/{id}/events (API.md §7). Only those published today are here; the
- * stream itself and the remaining types (action_request, tab, navigation, status) come with it.
- */
-const eventBase = { computer_id: z.string(), timestamp: Timestamp, request_id: z.string() };
+/** Events of GET /computers/{id}/events (API.md §7): each is one SSE event's JSON data. */
+const eventBase = { computer_id: z.string(), timestamp: Timestamp };
+const requestBase = { ...eventBase, request_id: z.string() };
 
-export const ExecOutputEvent = z
+export const ActionRequestEvent = z
   .object({
-    type: z.literal('exec_output'),
-    ...eventBase,
-    data: z.string().describe('The output chunk, base64 of its UTF-8 bytes.'),
-    is_stderr: z.boolean(),
+    type: z.literal('action_request'),
+    ...requestBase,
+    action: z
+      .object({ type: z.string() })
+      .loose()
+      .describe('The action as the server runs it: aliases resolved, coordinates as `at`.'),
   })
-  .meta({ id: 'ExecOutputEvent' });
+  .meta({ id: 'ActionRequestEvent' });
 
 export const ActionResponseEvent = z
   .object({
     type: z.literal('action_response'),
-    ...eventBase,
+    ...requestBase,
     status: z.enum(['success', 'error']),
     error_message: z.string().optional(),
     exit_code: z.number().int().optional(),
@@ -28,7 +29,57 @@ export const ActionResponseEvent = z
   })
   .meta({ id: 'ActionResponseEvent' });
 
-export const ComputerEvent = z.discriminatedUnion('type', [ExecOutputEvent, ActionResponseEvent]);
+export const ExecOutputEvent = z
+  .object({
+    type: z.literal('exec_output'),
+    ...requestBase,
+    data: z.string().describe('The output chunk, base64 of its UTF-8 bytes.'),
+    is_stderr: z.boolean(),
+  })
+  .meta({ id: 'ExecOutputEvent' });
+
+export const TabEvent = z
+  .object({
+    type: z.literal('tab'),
+    ...eventBase,
+    event: z.enum(['opened', 'closed', 'switched']),
+    tab_id: z.string(),
+    url: z.string(),
+  })
+  .meta({ id: 'TabEvent' });
+
+export const NavigationEvent = z
+  .object({
+    type: z.literal('navigation'),
+    ...eventBase,
+    tab_id: z.string(),
+    url: z.string().describe("The URL the tab's main frame navigated to."),
+  })
+  .meta({ id: 'NavigationEvent' });
+
+export const StatusEvent = z
+  .object({
+    type: z.literal('status'),
+    ...eventBase,
+    status: z.literal('terminated'),
+    termination_reason: TerminationReason,
+  })
+  .meta({ id: 'StatusEvent' });
+
+export const ComputerEvent = z
+  .discriminatedUnion('type', [
+    ActionRequestEvent,
+    ActionResponseEvent,
+    ExecOutputEvent,
+    TabEvent,
+    NavigationEvent,
+    StatusEvent,
+  ])
+  .meta({ id: 'ComputerEvent' });
 export type ComputerEvent = z.infer<typeof ComputerEvent>;
-export type ExecOutputEvent = z.infer<typeof ExecOutputEvent>;
+export type ActionRequestEvent = z.infer<typeof ActionRequestEvent>;
 export type ActionResponseEvent = z.infer<typeof ActionResponseEvent>;
+export type ExecOutputEvent = z.infer<typeof ExecOutputEvent>;
+export type TabEvent = z.infer<typeof TabEvent>;
+export type NavigationEvent = z.infer<typeof NavigationEvent>;
+export type StatusEvent = z.infer<typeof StatusEvent>;

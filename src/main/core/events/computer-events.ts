@@ -41,4 +41,9 @@ export class ComputerEvents {
       }
     };
   }
+
+  /** How many listeners follow a computer (zero once every stream of it has closed). */
+  listenerCount(computerId: string): number {
+    return this.listeners.get(computerId)?.size ?? 0;
+  }
 }
