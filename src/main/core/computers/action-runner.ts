@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ActionResult, BatchResult } from '../../../shared/actions.js';
 import { ActionFailure, BenchtopError, invalidRequest, notFound } from '../errors.js';
+import type { ComputerEventInput, ComputerEvents } from '../events/computer-events.js';
 import { now } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import { truncateText } from '../shell/command-run.js';
@@ -15,6 +16,8 @@ export type RunnerDeps = {
   screenshots: ScreenshotStore;
   baseUrl: () => string;
   shell: ShellService;
+  /** Every action is published as action_request, then action_response. */
+  events: ComputerEvents;
 };
 
 /**
@@ -26,7 +29,7 @@ export class ActionRunner {
   constructor(private readonly deps: RunnerDeps) {}
 
   run(session: ComputerSession, request: ActionRequest): Promise<ActionResult> {
-    return session.serialize(() => this.runNow(session, request, false));
+    return session.serialize(() => this.runReported(session, request, false));
   }
 
   /** Runs in order and stops at the first failure; nothing else runs on the computer meanwhile. */
@@ -34,7 +37,7 @@ export class ActionRunner {
     return session.serialize(async () => {
       const results: ActionResult[] = [];
       for (const [index, request] of requests.entries()) {
-        const result = await this.runNow(session, request, true);
+        const result = await this.runReported(session, request, true);
         results.push(result);
         if (result.status === 'error') {
           return {
@@ -47,6 +50,29 @@ export class ActionRunner {
       }
       return { success: true, results, failed_index: null, error_message: null };
     });
+  }
+
+  /** Runs one action between its action_request and action_response events. */
+  private async runReported(
+    session: ComputerSession,
+    request: ActionRequest,
+    failSoft: boolean,
+  ): Promise<ActionResult> {
+    const publish = (event: ComputerEventInput) => this.deps.events.publish(session.id, event);
+    publish({ type: 'action_request', request_id: request.requestId, action: request.action });
+    try {
+      const result = await this.runNow(session, request, failSoft);
+      publish(responseEvent(result));
+      return result;
+    } catch (error) {
+      publish({
+        type: 'action_response',
+        request_id: request.requestId,
+        status: 'error',
+        error_message: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
   }
 
   private async runNow(
@@ -169,6 +195,22 @@ export class ActionRunner {
       exit_code: outcome.exitCode,
     };
   }
+}
+
+/** A result as its action_response event; a shell command's (debug) carries its output too. */
+function responseEvent(result: ActionResult): ComputerEventInput {
+  const { exit_code, stdout, stderr } = result.result;
+  return {
+    type: 'action_response',
+    request_id: result.request_id,
+    status: result.status,
+    ...(result.error_message !== undefined && { error_message: result.error_message }),
+    ...(typeof exit_code === 'number' && {
+      exit_code,
+      stdout: String(stdout),
+      stderr: String(stderr),
+    }),
+  };
 }
 
 const TAB_ACTIONS = new Set(['list_tabs', 'new_tab', 'switch_tab', 'close_tab']);

@@ -5,10 +5,12 @@ import type { Display } from '../../../shared/common.js';
 import type { CreateComputerBody, TerminationReason } from '../../../shared/computers.js';
 import type { Settings } from '../config.js';
 import { BenchtopError, invalidRequest, notFound } from '../errors.js';
+import type { ComputerEvents } from '../events/computer-events.js';
 import { newId } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import { BrowserOperator, proxyFromUrl } from './browser/browser-operator.js';
 import type { BrowserHost } from './browser/browser-host.js';
+import type { TabActivity } from './browser/browser-tabs.js';
 import { ComputerSession } from './computer-session.js';
 import { findChromium } from './browser/find-chromium.js';
 import { startDesktop } from './desktop/start-desktop.js';
@@ -27,6 +29,8 @@ export type RegistryDeps = {
   browsers: BrowserHost;
   screenshots: ScreenshotStore;
   workspaces: string;
+  /** Where terminations, tabs and navigations are published. */
+  events: ComputerEvents;
 };
 
 /** Every computer of every organization: creation, lookup scoped by org, lifetimes, termination. */
@@ -79,7 +83,8 @@ export class ComputerRegistry {
       } else if (body.kind === 'desktop') {
         started = await startDesktop({ ...display, workspace, browser, onCrash });
       } else {
-        started = { operator: await this.startBrowser(contextOptions, onCrash), env: {} };
+        const report = (activity: TabActivity) => this.deps.events.publish(id, activity);
+        started = { operator: await this.startBrowser(contextOptions, onCrash, report), env: {} };
       }
       const { operator, env } = started;
       const session = new ComputerSession(
@@ -138,6 +143,7 @@ export class ComputerRegistry {
   private async startBrowser(
     contextOptions: BrowserContextOptions,
     onCrash: () => void,
+    report: (activity: TabActivity) => void,
   ): Promise<BrowserOperator> {
     const fresh = await this.deps.browsers.acquire(contextOptions);
     return new BrowserOperator(fresh, {
@@ -145,6 +151,7 @@ export class ComputerRegistry {
       contextOptions,
       maxTabs: this.deps.settings.limits.max_tabs,
       onCrash,
+      report,
     });
   }
 
@@ -242,6 +249,11 @@ export class ComputerRegistry {
     session.status = 'terminated';
     session.terminatedAt = Date.now();
     session.terminationReason = reason;
+    this.deps.events.publish(session.id, {
+      type: 'status',
+      status: 'terminated',
+      termination_reason: reason,
+    });
     session.ended.abort();
     if (this.hostDisplayHolder === session.id) this.hostDisplayHolder = undefined;
     clearTimeout(this.timers.get(session.id));

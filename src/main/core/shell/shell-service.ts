@@ -105,8 +105,10 @@ export class ShellService {
     void command.exited.then((exit) => {
       // An empty group's id can be reused by others; only groups with members left are kept.
       if (!groupAlive(command.pid)) this.groups.get(session)?.delete(command.pid);
-      // Published before anyone awaiting the outcome answers, so the event comes first.
-      this.publishEnd(session, options.requestId, run.finish(exit));
+      // Published before anyone awaiting the outcome answers, so the event comes first. A debug
+      // action's response is the action runner's, like every action's.
+      const outcome = run.finish(exit);
+      if (kind !== 'debug') this.publishEnd(session, options.requestId, outcome);
       session.touch();
     });
     return run;

@@ -1,8 +1,12 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { ActionFailure, invalidRequest, notFound } from '../../errors.js';
+import type { ComputerEventInput } from '../../events/computer-events.js';
 import { newId } from '../../ids.js';
 
 const HIDDEN_SCHEMES = /^(chrome|devtools|chrome-extension):/;
+
+/** What the tabs report on the computer's events: tabs opened, closed, switched, and navigations. */
+export type TabActivity = Extract<ComputerEventInput, { type: 'tab' | 'navigation' }>;
 
 /**
  * The tabs of one browser computer in opening order, with the main tab (where actions run when
@@ -14,27 +18,54 @@ export class BrowserTabs {
   private readonly ids = new WeakMap<Page, string>();
   private main: string | undefined;
 
-  constructor(private readonly onOpen: (page: Page) => void) {}
+  constructor(
+    private readonly onOpen: (page: Page) => void,
+    private readonly report: (activity: TabActivity) => void = () => {},
+  ) {}
 
   /** Follows pages the context opens from now on. */
   watch(context: BrowserContext): void {
     context.on('page', (page) => this.add(page));
   }
 
-  add(page: Page, id: string = newId('tab')): string {
+  add(page: Page): string {
     const known = this.ids.get(page);
     if (known) return known;
+    const id = this.track(page, newId('tab'));
+    this.report({ type: 'tab', event: 'opened', tab_id: id, url: page.url() });
+    return id;
+  }
+
+  /** Takes a tab back under its old id in a rebuilt context: nothing opened, so nothing reported. */
+  adopt(page: Page, id: string): void {
+    this.track(page, id);
+  }
+
+  private track(page: Page, id: string): string {
     this.ids.set(page, id);
     this.pages.set(id, page);
     this.main = id;
     page.on('close', () => this.forget(id));
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame() && this.pages.get(id) === page)
+        this.report({ type: 'navigation', tab_id: id, url: frame.url() });
+    });
     this.onOpen(page);
     return id;
   }
 
   private forget(id: string): void {
-    if (!this.pages.delete(id)) return;
-    if (this.main === id) this.main = [...this.pages.keys()].at(-1);
+    const page = this.pages.get(id);
+    if (!page || !this.pages.delete(id)) return;
+    this.report({ type: 'tab', event: 'closed', tab_id: id, url: page.url() });
+    if (this.main !== id) return;
+    this.main = [...this.pages.keys()].at(-1);
+    if (this.main) this.reportSwitch(this.main);
+  }
+
+  private reportSwitch(id: string): void {
+    const url = this.pages.get(id)?.url() ?? '';
+    this.report({ type: 'tab', event: 'switched', tab_id: id, url });
   }
 
   get mainId(): string | undefined {
@@ -77,7 +108,14 @@ export class BrowserTabs {
   switchTo(tabId: string): Page {
     const page = this.require(tabId);
     this.main = tabId;
+    this.reportSwitch(tabId);
     return page;
+  }
+
+  /** Makes a tab main again after adopt(), without reporting a switch nobody asked for. */
+  restoreMain(tabId: string): void {
+    this.require(tabId);
+    this.main = tabId;
   }
 
   async close(tabId: string): Promise<void> {
