@@ -36,6 +36,7 @@ export const ROUTES = [
   'POST /computers/:id/tabs',
   'POST /computers/:id/tabs/:tab_id/switch',
   'DELETE /computers/:id/tabs/:tab_id',
+  'GET /computers/:id/events',
   'POST /computers/:id/exec',
   'POST /computers/:id/exec/sync',
 ] as const;
