@@ -17,8 +17,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.js';
+import { SseReader } from '../test/helpers/sse.js';
 import { startTestServer, type TestServer } from '../test/helpers/test-server.js';
 
 /**
@@ -589,6 +591,140 @@ async function benchExec({ server, client }: Bench): Promise<void> {
   }
 }
 
+/** Frames a screencast client receives in `ms` (each data event with image_data). */
+async function countFrames(readers: SseReader[], ms: number): Promise<number[]> {
+  const events = await Promise.all(readers.map((reader) => reader.collect(ms)));
+  return events.map((list) => list.filter((event) => event.event === undefined).length);
+}
+
+/**
+ * Screencast (issue 4): frame rate of one client on an animated page against a raw CDP
+ * screencast of a raw page, CPU of four clients against one, and page change → frame latency.
+ */
+async function benchScreencast(bench: Bench): Promise<void> {
+  const { server, client, browser, fixtures } = bench;
+  const { id } = await client.create();
+  await client.request(
+    'POST',
+    `/computers/${id}/navigate`,
+    { url: `${fixtures.url}/animated.html` },
+    'action',
+  );
+  const open = () =>
+    SseReader.open(`${server.url}/computers/${id}/screencast?fps=30&quality=70`, server.key);
+  try {
+    const one = await open();
+    await one.next();
+    const [apiFrames] = await countFrames([one], 3000);
+    const rawFps = await rawScreencastFps(browser, `${fixtures.url}/animated.html`);
+    rows.push({
+      name: 'screencast fps, one client, animated 1280×720',
+      api_p50_ms: null,
+      raw_p50_ms: null,
+      api_value: round(apiFrames! / 3),
+      raw_value: round(rawFps),
+      ratio: round(apiFrames! / 3 / rawFps),
+      target: 'api ≥ 30 frames/s (raw = CDP screencast)',
+      pass: apiFrames! / 3 >= 30,
+      samples: apiFrames!,
+    });
+    progress(`screencast fps: api ${round(apiFrames! / 3)}, raw ${round(rawFps)}`);
+
+    const cpuOf = async (readers: SseReader[]) => {
+      const before = ownTicks();
+      await countFrames(readers, 3000);
+      return ownTicks() - before;
+    };
+    const cpuOne = await cpuOf([one]);
+    const others = [await open(), await open(), await open()];
+    await Promise.all(others.map((reader) => reader.next()));
+    const cpuFour = await cpuOf([one, ...others]);
+    for (const reader of [one, ...others]) reader.close();
+    rows.push({
+      name: 'screencast CPU, four clients vs one',
+      api_p50_ms: null,
+      raw_p50_ms: null,
+      api_value: cpuFour,
+      raw_value: cpuOne,
+      ratio: round(cpuFour / cpuOne),
+      target: 'four ≤ 1.3 × one (CPU ticks, whole process tree)',
+      pass: cpuFour <= cpuOne * 1.3,
+      samples: 2,
+    });
+    progress(`screencast CPU: four ${cpuFour} ticks, one ${cpuOne} ticks`);
+  } finally {
+    await client.request('DELETE', `/computers/${id}`);
+  }
+  await benchFrameLatency(bench);
+}
+
+/** Time from a change on the page to the first frame at the client that shows it. */
+async function benchFrameLatency({ server, client }: Bench): Promise<void> {
+  const { id } = await client.create();
+  const page = (
+    server.core.computers.get('local', id).operator as unknown as {
+      tabs: { page(): { page: Page } };
+    }
+  ).tabs.page().page;
+  await page.setContent('<body style="margin:0;background:rgb(0,0,0)"></body>');
+  const reader = await SseReader.open(
+    `${server.url}/computers/${id}/screencast?fps=30`,
+    server.key,
+  );
+  const latencies: number[] = [];
+  try {
+    await reader.next();
+    for (let round = 0; round < 25; round++) {
+      const bright = round % 2 === 0;
+      const started = performance.now();
+      await page.evaluate(
+        (on) => (document.body.style.background = on ? 'rgb(255,255,255)' : 'rgb(0,0,0)'),
+        bright,
+      );
+      for (;;) {
+        const event = await reader.next(5000);
+        if (!event) throw new Error('the screencast ended');
+        if (event.event !== undefined) continue;
+        const jpeg = Buffer.from((event.data as { image_data: string }).image_data, 'base64');
+        const { data } = await sharp(jpeg).resize(1, 1).raw().toBuffer({ resolveWithObject: true });
+        if (bright ? data[0]! > 200 : data[0]! < 50) break;
+      }
+      if (round >= 5) latencies.push(performance.now() - started);
+    }
+    report(
+      'screencast frame latency (page change → frame at client)',
+      { api: latencies },
+      { kind: 'absolute', maxMs: 100 },
+    );
+  } finally {
+    reader.close();
+    await client.request('DELETE', `/computers/${id}`);
+  }
+}
+
+/** Frames per second a raw CDP screencast of the same page delivers, acked at once. */
+async function rawScreencastFps(browser: Browser, url: string): Promise<number> {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    const session = await context.newCDPSession(page);
+    let frames = 0;
+    session.on('Page.screencastFrame', ({ sessionId }) => {
+      frames += 1;
+      void session.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
+    });
+    await session.send('Page.startScreencast', { format: 'jpeg', quality: 70 });
+    await sleep(500);
+    frames = 0;
+    await sleep(3000);
+    await session.send('Page.stopScreencast');
+    return frames / 3;
+  } finally {
+    await context.close();
+  }
+}
+
 /**
  * Desktop computers (Xvfb + openbox + xterm + nut-js worker). Targets are absolute (issue 3); the
  * worker's own timings (PLATFORM.md: grab 3.7 ms, click 1.8 ms) are the floor.
@@ -699,6 +835,7 @@ async function main(): Promise<void> {
   await benchActions(bench);
   await benchExec(bench);
   await benchDesktop(bench);
+  await benchScreencast(bench);
   await benchMemory(bench);
 
   const seconds = (performance.now() - started) / 1000;

@@ -5,3 +5,4 @@ export * from './actions.js';
 export * from './health.js';
 export * from './exec.js';
 export * from './events.js';
+export * from './screencast.js';

@@ -37,6 +37,7 @@ export const ROUTES = [
   'POST /computers/:id/tabs/:tab_id/switch',
   'DELETE /computers/:id/tabs/:tab_id',
   'GET /computers/:id/events',
+  'GET /computers/:id/screencast',
   'POST /computers/:id/exec',
   'POST /computers/:id/exec/sync',
 ] as const;

@@ -96,7 +96,7 @@ export async function startTestServer(
 
 /** Polls until check returns a truthy value (for effects that settle asynchronously, like wheel scrolling). */
 export async function eventually<T>(
-  check: () => Promise<T | undefined | false>,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 5000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -6,6 +6,7 @@ import { ComputerEvents } from './events/computer-events.js';
 import { ShellService } from './shell/shell-service.js';
 import type { Settings } from './config.js';
 import { ScreenshotStore } from './screenshots/screenshot-store.js';
+import { ScreencastHub } from './screencast/screencast-hub.js';
 import { KeyStore } from './store/key-store.js';
 
 export type CoreOptions = {
@@ -27,27 +28,32 @@ export async function createCore(options: CoreOptions) {
   const screenshots = new ScreenshotStore(join(dataDir, 'screenshots'));
   await screenshots.init();
   const browsers = new BrowserHost(settings.browser);
+  const events = new ComputerEvents();
   const computers = new ComputerRegistry({
     settings,
     browsers,
     screenshots,
     workspaces: join(dataDir, 'workspaces'),
+    events,
   });
   let baseUrl = `http://${settings.server.host}:${settings.server.port}`;
-  const events = new ComputerEvents();
   const shell = new ShellService({ events, execEnabled: () => settings.exec.enabled });
   const actions = new ActionRunner({
     screenshots,
     baseUrl: () => baseUrl,
     shell,
+    events,
   });
   browsers.prewarm();
+
+  const screencasts = new ScreencastHub();
 
   return {
     settings,
     dataDir,
     keys,
     computers,
+    screencasts,
     actions,
     screenshots,
     browsers,
@@ -61,6 +67,7 @@ export async function createCore(options: CoreOptions) {
       baseUrl = url.replace(/\/$/, '');
     },
     async close() {
+      await screencasts.close();
       await computers.close();
       await browsers.close();
       screenshots.close();

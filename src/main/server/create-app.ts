@@ -7,8 +7,10 @@ import { errorMapper, sendError } from './errors.js';
 import { Routes } from './route-spec.js';
 import { actionRoutes } from './routes/actions.routes.js';
 import { computerRoutes } from './routes/computers.routes.js';
+import { eventRoutes } from './routes/events.routes.js';
 import { execRoutes } from './routes/exec.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
+import { screencastRoutes } from './routes/screencast.routes.js';
 import { tabRoutes } from './routes/tabs.routes.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -40,6 +42,8 @@ export function createApp(core: Core, options: AppOptions = {}) {
   computerRoutes(routes, core);
   actionRoutes(routes, core);
   tabRoutes(routes, core);
+  eventRoutes(routes, core);
+  screencastRoutes(routes, core);
   execRoutes(routes, core);
   app.use(router);
 

@@ -4,6 +4,11 @@ import type { ActionName, ActionOutcome, ActionRequest } from './action.js';
 
 export type Screenshot = { png: Buffer; width: number; height: number; tabId?: string };
 
+export type CaptureOptions = { quality: number; maxWidth?: number; fps: number };
+export type Frame = { jpeg: Buffer; width: number; height: number; tabId?: string };
+export type FrameSink = (frame: Frame) => void;
+export type CursorSink = (position: { x: number; y: number }) => void;
+
 /**
  * What a computer's driver implements. Actions that work the same everywhere (wait, screenshot
  * storage, point_and_type, debug) are composed by the session from these.
@@ -16,6 +21,15 @@ export interface Operator {
   screenshot(tabId?: string): Promise<Screenshot>;
   /** Browser only: where the action ran. */
   pageContext(tabId?: string): Promise<PageContext | undefined>;
+  /**
+   * Starts producing JPEG frames of what the computer shows (only while someone watches: the
+   * caller stops it when the last viewer leaves). Resolves to the function that stops it.
+   */
+  startCapture(
+    options: CaptureOptions,
+    onFrame: FrameSink,
+    onCursor: CursorSink,
+  ): Promise<() => Promise<void>>;
   /** The main tab's id (browser) for results that do not name one. */
   mainTabId(): string | undefined;
   close(): Promise<void>;
@@ -24,4 +38,18 @@ export interface Operator {
 /** Width and height from a PNG's IHDR chunk. */
 export function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+/** Width and height from a JPEG's start-of-frame marker (baseline or progressive). */
+export function jpegSize(jpeg: Buffer): { width: number; height: number } {
+  let offset = 2;
+  while (offset + 9 < jpeg.length) {
+    const marker = jpeg[offset + 1]!;
+    const length = jpeg.readUInt16BE(offset + 2);
+    if (marker >= 0xc0 && marker <= 0xc3) {
+      return { height: jpeg.readUInt16BE(offset + 5), width: jpeg.readUInt16BE(offset + 7) };
+    }
+    offset += 2 + length;
+  }
+  return { width: 0, height: 0 };
 }

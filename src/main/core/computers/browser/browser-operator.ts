@@ -10,9 +10,16 @@ import type {
   Point,
 } from '../action.js';
 import type { Key } from '../keys.js';
-import { pngSize, type Operator, type Screenshot } from '../operator.js';
+import {
+  pngSize,
+  type CaptureOptions,
+  type FrameSink,
+  type Operator,
+  type Screenshot,
+} from '../operator.js';
+import { startBrowserCapture } from './browser-screencast.js';
 import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
-import { BrowserTabs } from './browser-tabs.js';
+import { BrowserTabs, type TabActivity } from './browser-tabs.js';
 import { inPlaywrightLayout, playwrightKey } from './playwright-keys.js';
 
 const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
@@ -45,6 +52,8 @@ export type BrowserOperatorOptions = {
   maxTabs: number;
   /** Called once when the context goes away without close() (browser crash or kill). */
   onCrash: () => void;
+  /** Tabs opened, closed and switched, and main-frame navigations, for the computer's events. */
+  report?: (activity: TabActivity) => void;
 };
 
 /** A browser computer: one BrowserContext of the shared Chromium, its pages as tabs. */
@@ -52,7 +61,10 @@ export class BrowserOperator implements Operator {
   readonly kind = 'browser' as const;
   readonly supports = SUPPORTED;
   private context!: BrowserContext;
-  private readonly tabs = new BrowserTabs((page) => this.fitViewport(page));
+  private readonly tabs = new BrowserTabs(
+    (page) => this.fitViewport(page),
+    (activity) => this.options.report?.(activity),
+  );
   private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
   private closing = false;
 
@@ -265,13 +277,21 @@ export class BrowserOperator implements Operator {
     await old.close().catch(() => {});
     for (const [index, tab] of open.entries()) {
       const page = index === 0 ? fresh.page : await fresh.context.newPage();
-      this.tabs.add(page, tab.id);
+      this.tabs.adopt(page, tab.id);
       if (tab.url !== 'about:blank')
         await page.goto(tab.url, { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => {});
     }
-    if (main && open.some((tab) => tab.id === main)) this.tabs.switchTo(main);
+    if (main && open.some((tab) => tab.id === main)) this.tabs.restoreMain(main);
     this.tabs.watch(fresh.context);
     return { proxy_url: redactProxy(proxyUrl), page_state_reloaded: true };
+  }
+
+  startCapture(options: CaptureOptions, onFrame: FrameSink): Promise<() => Promise<void>> {
+    const mainTab = () => {
+      const id = this.tabs.mainId;
+      return id === undefined ? undefined : { tabId: id, page: this.tabs.page(id).page };
+    };
+    return startBrowserCapture(() => this.context, mainTab, options, onFrame);
   }
 
   async screenshot(tabId?: string): Promise<Screenshot> {

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { ActionFailure, invalidRequest } from '../../errors.js';
 import type { ActionName, ActionOutcome, ActionRequest, MouseButton, Point } from '../action.js';
 import type { Key } from '../keys.js';
-import type { Operator, Screenshot } from '../operator.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CaptureOptions, CursorSink, FrameSink, Operator, Screenshot } from '../operator.js';
 import type { WorkerButton } from './desktop-protocol.js';
 import { nutKeys } from './nut-keys.js';
 import type { WorkerClient } from './worker-client.js';
@@ -214,6 +215,46 @@ export class DesktopOperator implements Operator {
     const shot = await this.options.worker.request<Screenshot>({ op: 'screenshot' });
     // Structured clone delivers a Uint8Array; wrap it without copying.
     return { ...shot, png: Buffer.from(shot.png.buffer, shot.png.byteOffset, shot.png.byteLength) };
+  }
+
+  /** Grabs the display at the requested rate while someone watches; sends the pointer when it moves. */
+  startCapture(
+    options: CaptureOptions,
+    onFrame: FrameSink,
+    onCursor: CursorSink,
+  ): Promise<() => Promise<void>> {
+    let running = true;
+    let lastCursor = '';
+    const interval = 1000 / options.fps;
+    const loop = (async () => {
+      while (running) {
+        const started = Date.now();
+        try {
+          const frame = await this.options.worker.request<{
+            jpeg: Uint8Array;
+            width: number;
+            height: number;
+            cursor: { x: number; y: number };
+          }>({ op: 'frame', quality: options.quality, maxWidth: options.maxWidth });
+          if (!running) break;
+          const jpeg = Buffer.from(frame.jpeg.buffer, frame.jpeg.byteOffset, frame.jpeg.byteLength);
+          onFrame({ jpeg, width: frame.width, height: frame.height });
+          const cursor = `${frame.cursor.x},${frame.cursor.y}`;
+          if (cursor !== lastCursor) {
+            lastCursor = cursor;
+            onCursor(frame.cursor);
+          }
+        } catch {
+          // The worker ended: the computer ends with it, and the hub stops this loop.
+          break;
+        }
+        await sleep(Math.max(0, interval - (Date.now() - started)));
+      }
+    })();
+    return Promise.resolve(async () => {
+      running = false;
+      await loop;
+    });
   }
 
   pageContext(): Promise<undefined> {

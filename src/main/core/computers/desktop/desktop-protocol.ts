@@ -11,6 +11,7 @@ export type WorkerRequest =
   | { op: 'keys'; keys: string[]; mode: 'tap' | 'down' | 'up' }
   | { op: 'type'; text: string }
   | { op: 'screenshot' }
+  | { op: 'frame'; quality: number; maxWidth?: number }
   | { op: 'size' }
   | { op: 'cursor' };
 

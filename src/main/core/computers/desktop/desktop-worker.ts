@@ -56,6 +56,8 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       return null;
     case 'screenshot':
       return screenshot();
+    case 'frame':
+      return frame(request.quality, request.maxWidth);
     case 'size':
       return { width: await screen.width(), height: await screen.height() };
     case 'cursor': {
@@ -117,6 +119,26 @@ async function screenshot(): Promise<{ png: Buffer; width: number; height: numbe
     .png({ compressionLevel: 1 })
     .toBuffer();
   return { png, width, height };
+}
+
+/** A screencast frame: JPEG, scaled down to maxWidth, with where the pointer is. */
+async function frame(
+  quality: number,
+  maxWidth: number | undefined,
+): Promise<{ jpeg: Buffer; width: number; height: number; cursor: { x: number; y: number } }> {
+  const [image, cursor] = await Promise.all([screen.grab(), mouse.getPosition()]);
+  let width = image.width;
+  let height = image.height;
+  let pipeline = sharp(image.data, { raw: { width, height, channels: 4 } })
+    .removeAlpha()
+    .recomb(BGR_TO_RGB);
+  if (maxWidth && maxWidth < width) {
+    height = Math.round((height * maxWidth) / width);
+    width = maxWidth;
+    pipeline = pipeline.resize(width, height);
+  }
+  const jpeg = await pipeline.jpeg({ quality }).toBuffer();
+  return { jpeg, width, height, cursor: { x: cursor.x, y: cursor.y } };
 }
 
 process.on('message', (message: WorkerMessage) => {

@@ -1,0 +1,61 @@
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { jpegSize, type CaptureOptions, type FrameSink } from '../operator.js';
+
+/** How often the capture checks whether another tab became the main one. */
+const FOLLOW_MAIN_MS = 250;
+
+type Target = { page: Page; tabId: string };
+
+/**
+ * A CDP screencast of a browser computer's main tab: Chromium sends a JPEG whenever the page
+ * changes, each acknowledged so the next one comes. When another tab becomes main, the capture
+ * moves to it.
+ */
+export async function startBrowserCapture(
+  context: () => BrowserContext,
+  mainTab: () => Target | undefined,
+  options: CaptureOptions,
+  onFrame: FrameSink,
+): Promise<() => Promise<void>> {
+  let current: { target: Target; session: CDPSession } | undefined;
+  let stopped = false;
+
+  const stopCurrent = async () => {
+    const previous = current;
+    current = undefined;
+    if (!previous) return;
+    await previous.session.send('Page.stopScreencast').catch(() => {});
+    await previous.session.detach().catch(() => {});
+  };
+  const startOn = async (target: Target) => {
+    const session = await context().newCDPSession(target.page);
+    current = { target, session };
+    session.on('Page.screencastFrame', ({ data, sessionId }) => {
+      void session.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
+      if (stopped || current?.session !== session) return;
+      const jpeg = Buffer.from(data, 'base64');
+      onFrame({ jpeg, ...jpegSize(jpeg), tabId: target.tabId });
+    });
+    await session.send('Page.startScreencast', {
+      format: 'jpeg',
+      quality: options.quality,
+      ...(options.maxWidth && { maxWidth: options.maxWidth, maxHeight: 4320 }),
+      everyNthFrame: 1,
+    });
+  };
+  const follow = async () => {
+    const main = mainTab();
+    if (stopped || !main || main.page === current?.target.page) return;
+    await stopCurrent();
+    await startOn(main).catch(() => {});
+  };
+
+  await follow();
+  const timer = setInterval(() => void follow(), FOLLOW_MAIN_MS);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await stopCurrent();
+  };
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/** Query of GET /computers/{id}/screencast (API.md §7). */
+export const ScreencastQuery = z.object({
+  fps: z.coerce.number().int().min(1).max(30).default(15),
+  quality: z.coerce.number().int().min(1).max(100).default(70),
+  max_width: z.coerce.number().int().min(16).max(7680).optional(),
+});
+
+export const ScreencastFrame = z
+  .object({
+    image_data: z.string().describe('base64 JPEG'),
+    metadata: z.object({
+      timestamp: z.string(),
+      width: z.number(),
+      height: z.number(),
+      tab_id: z.string().nullable(),
+      frame: z.number().int(),
+    }),
+  })
+  .meta({ id: 'ScreencastFrame' });

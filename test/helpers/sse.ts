@@ -1,0 +1,102 @@
+export type SseEvent = { event: string | undefined; data: unknown; raw: string };
+
+/**
+ * Reads a Server-Sent Events stream the way a client would: events with their JSON data (parsed;
+ * a non-JSON data line fails), comments counted apart.
+ */
+export class SseReader {
+  comments = 0;
+  private buffer = '';
+  private readonly events: SseEvent[] = [];
+  private waiters: Array<() => void> = [];
+  ended = false;
+  /** A malformed event (no data, not JSON): raised by next() instead of looking like an end. */
+  private failure: Error | undefined;
+
+  private constructor(
+    readonly response: Response,
+    private readonly controller: AbortController,
+  ) {
+    void this.pump();
+  }
+
+  static async open(url: string, key: string | null): Promise<SseReader> {
+    const controller = new AbortController();
+    const response = await fetch(url, {
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      signal: controller.signal,
+    });
+    return new SseReader(response, controller);
+  }
+
+  private async pump(): Promise<void> {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of this.response.body as unknown as AsyncIterable<Uint8Array>) {
+        this.buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = this.buffer.indexOf('\n\n')) >= 0) {
+          this.parse(this.buffer.slice(0, end));
+          this.buffer = this.buffer.slice(end + 2);
+        }
+      }
+    } catch (error) {
+      // close() aborts the body; anything else is a malformed stream.
+      if ((error as Error).name !== 'AbortError') this.failure = error as Error;
+    }
+    this.ended = true;
+    this.wake();
+  }
+
+  private parse(block: string): void {
+    const lines = block.split('\n');
+    if (lines.every((line) => line.startsWith(':'))) {
+      this.comments += 1;
+      return;
+    }
+    const event = lines.find((line) => line.startsWith('event: '))?.slice(7);
+    const data = lines
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice(6))
+      .join('\n');
+    if (data === '') throw new Error(`an event without data: ${block}`);
+    this.events.push({ event, data: JSON.parse(data) as unknown, raw: block });
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  /** The next event, or undefined when the stream ended first. */
+  async next(timeoutMs = 10_000): Promise<SseEvent | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    if (this.failure) throw this.failure;
+    while (this.events.length === 0 && !this.ended) {
+      if (Date.now() > deadline) throw new Error('no event in time');
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 100);
+      });
+    }
+    const failure = this.failure;
+    if (this.events.length === 0 && failure) throw failure;
+    return this.events.shift();
+  }
+
+  /** Every event that arrives within ms (or until the stream ends). */
+  async collect(ms: number): Promise<SseEvent[]> {
+    const out: SseEvent[] = [];
+    const until = Date.now() + ms;
+    while (Date.now() < until && !this.ended) {
+      const event = await this.next(until - Date.now()).catch(() => undefined);
+      if (event) out.push(event);
+    }
+    out.push(...this.events.splice(0));
+    return out;
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}

@@ -1,0 +1,183 @@
+import { request as httpRequest } from 'node:http';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { SseReader, type SseEvent } from '../helpers/sse.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+let server: TestServer;
+let fixtures: FixtureServer;
+
+const open = (id: string, query = '', key: string | null = server.key) =>
+  SseReader.open(`${server.url}/computers/${id}/screencast${query}`, key);
+const create = async (body: Record<string, unknown> = {}) =>
+  (await server.request('POST', '/computers', body)).body.id as string;
+const navigate = (id: string, url: string) =>
+  server.request('POST', `/computers/${id}/navigate`, { url });
+const solid = (color: string) =>
+  `data:text/html,<body style="margin:0;background:${color}"></body>`;
+
+type Frame = {
+  image_data: string;
+  metadata: { width: number; height: number; frame: number; tab_id: string | null };
+};
+const isFrame = (event: SseEvent | undefined) =>
+  event !== undefined && event.event === undefined && 'image_data' in (event.data as object);
+
+async function nextFrame(reader: SseReader): Promise<Frame> {
+  for (;;) {
+    const event = await reader.next();
+    if (!event) throw new Error('the stream ended');
+    if (isFrame(event)) return event.data as Frame;
+  }
+}
+
+/** The colour at the centre of a frame, decoded from its JPEG. */
+async function centre(frame: Frame): Promise<[number, number, number]> {
+  const jpeg = Buffer.from(frame.image_data, 'base64');
+  const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+  const offset =
+    (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * info.channels;
+  return [data[offset]!, data[offset + 1]!, data[offset + 2]!];
+}
+
+beforeAll(async () => {
+  [server, fixtures] = await Promise.all([startTestServer(), startFixtureServer()]);
+});
+afterAll(async () => {
+  await Promise.all([server?.close(), fixtures?.close()]);
+});
+
+describe('browser screencast', () => {
+  it('sends JPEG frames of the display size, and later frames show page changes', async () => {
+    const id = await create();
+    await navigate(id, solid('rgb(255,0,0)'));
+    const reader = await open(id);
+    expect(reader.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const first = await nextFrame(reader);
+    const jpeg = Buffer.from(first.image_data, 'base64');
+    expect((await sharp(jpeg).metadata()).format).toBe('jpeg');
+    expect(first.metadata).toMatchObject({ width: 1280, height: 720 });
+    expect(first.metadata.tab_id).toMatch(/^tab_/);
+    const [r, g, b] = await centre(first);
+    expect(r).toBeGreaterThan(200);
+    expect(g + b).toBeLessThan(60);
+
+    await navigate(id, solid('rgb(0,0,255)'));
+    await eventually(async () => {
+      const [red, , blue] = await centre(await nextFrame(reader));
+      return blue > 200 && red < 60;
+    });
+    reader.close();
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('scales to max_width and keeps to the requested fps', async () => {
+    const id = await create();
+    await navigate(id, `${fixtures.url}/animated.html`);
+    const reader = await open(id, '?fps=5&quality=40&max_width=640');
+    const frames = (await reader.collect(2000)).filter(isFrame).map((event) => event.data as Frame);
+    expect(frames[0]!.metadata).toMatchObject({ width: 640, height: 360 });
+    expect(frames.length).toBeGreaterThanOrEqual(5);
+    expect(frames.length).toBeLessThanOrEqual(12);
+    reader.close();
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('shares one capture between viewers and stops it when the last one leaves', async () => {
+    const id = await create();
+    await navigate(id, `${fixtures.url}/animated.html`);
+    const { screencasts } = server.core;
+    const startedBefore = screencasts.started;
+    const one = await open(id);
+    const two = await open(id);
+    await nextFrame(one);
+    await nextFrame(two);
+    expect(screencasts.viewers(id)).toBe(2);
+    expect(screencasts.started - startedBefore).toBe(1);
+    one.close();
+    await eventually(() => screencasts.viewers(id) === 1);
+    await nextFrame(two);
+    two.close();
+    await eventually(() => screencasts.viewers(id) === 0 && screencasts.active === 0);
+    expect(screencasts.stopped).toBe(screencasts.started);
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('a client that never reads costs nothing: no backlog, the other client keeps its rate', async () => {
+    const id = await create();
+    await navigate(id, `${fixtures.url}/animated.html`);
+    // A client that opens the stream and never reads a byte.
+    const stalled = httpRequest(`${server.url}/computers/${id}/screencast?fps=30&quality=100`, {
+      headers: { authorization: `Bearer ${server.key}` },
+    });
+    stalled.on('response', (response) => response.pause());
+    stalled.on('error', () => {});
+    stalled.end();
+    const reader = await open(id, '?fps=10');
+    await nextFrame(reader);
+    const before = process.memoryUsage().rss;
+    const frames = (await reader.collect(4000)).filter(isFrame);
+    const grown = (process.memoryUsage().rss - before) / 2 ** 20;
+    expect(frames.length).toBeGreaterThanOrEqual(20);
+    expect(grown).toBeLessThan(40);
+    stalled.destroy();
+    reader.close();
+    await eventually(() => server.core.screencasts.viewers(id) === 0);
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('ends with a status event when the computer ends, and answers 404 before any event', async () => {
+    const id = await create();
+    const reader = await open(id);
+    await nextFrame(reader);
+    await server.request('DELETE', `/computers/${id}`);
+    const events = await reader.collect(3000);
+    expect(events.at(-1)!.data).toMatchObject({
+      type: 'status',
+      status: 'terminated',
+      termination_reason: 'deleted',
+    });
+    expect(reader.ended).toBe(true);
+
+    const again = await open(id);
+    expect((await again.collect(2000)).map((event) => event.data)).toEqual([
+      expect.objectContaining({ type: 'status', termination_reason: 'deleted' }),
+    ]);
+    const unknown = await server.request('GET', '/computers/comp_unknown/screencast');
+    expect(unknown.status).toBe(404);
+    const other = server.core.keys.create('other').key;
+    const mine = await create();
+    const foreign = await server.request('GET', `/computers/${mine}/screencast`, undefined, {
+      key: other,
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toMatchObject({ code: 'not_found' });
+    await server.request('DELETE', `/computers/${mine}`);
+    const bad = await server.request('GET', `/computers/${id}/screencast?fps=100`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.param).toBe('fps');
+  });
+});
+
+describe('desktop screencast', () => {
+  it('grabs the display only while watched and sends cursor positions', async () => {
+    const id = await create({ kind: 'desktop', display: { width: 800, height: 600 } });
+    expect(server.core.screencasts.viewers(id)).toBe(0);
+    const reader = await open(id, '?fps=10');
+    const frame = await nextFrame(reader);
+    expect(frame.metadata).toMatchObject({ width: 800, height: 600, tab_id: null });
+    await server.request('POST', `/computers/${id}/execute`, {
+      action: { type: 'move', x: 123, y: 45 },
+    });
+    await eventually(async () => {
+      const event = await reader.next();
+      return (
+        event?.event === 'cursor_position' && JSON.stringify(event.data) === '{"x":123,"y":45}'
+      );
+    });
+    reader.close();
+    await eventually(() => server.core.screencasts.viewers(id) === 0);
+    await server.request('DELETE', `/computers/${id}`);
+  });
+});
