@@ -79,8 +79,9 @@ export class SseReader {
         setTimeout(resolve, 100);
       });
     }
-    const failure = this.failure;
-    if (this.events.length === 0 && failure) throw failure;
+    if (this.events.length === 0 && this.failure) {
+      throw new Error(`malformed event stream: ${this.failure.message}`, { cause: this.failure });
+    }
     return this.events.shift();
   }
 
