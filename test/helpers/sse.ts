@@ -68,10 +68,16 @@ export class SseReader {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
 
+  /** A method, not an inline check: the stream can fail while next() awaits. */
+  private raiseFailure(): void {
+    if (this.failure)
+      throw new Error(`malformed event stream: ${this.failure.message}`, { cause: this.failure });
+  }
+
   /** The next event, or undefined when the stream ended first. */
   async next(timeoutMs = 10_000): Promise<SseEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
-    if (this.failure) throw this.failure;
+    this.raiseFailure();
     while (this.events.length === 0 && !this.ended) {
       if (Date.now() > deadline) throw new Error('no event in time');
       await new Promise<void>((resolve) => {
@@ -79,9 +85,7 @@ export class SseReader {
         setTimeout(resolve, 100);
       });
     }
-    if (this.events.length === 0 && this.failure) {
-      throw new Error(`malformed event stream: ${this.failure.message}`, { cause: this.failure });
-    }
+    if (this.events.length === 0) this.raiseFailure();
     return this.events.shift();
   }
 
