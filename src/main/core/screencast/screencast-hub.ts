@@ -22,7 +22,8 @@ export type Viewer = {
 
 type ViewerState = {
   viewer: Viewer;
-  lastSent: number;
+  /** When this viewer may get its next frame: an ideal cadence, so timer lateness does not add up. */
+  nextAt: number;
   pending?: FrameEvent;
   timer?: NodeJS.Timeout;
 };
@@ -57,7 +58,7 @@ export class ScreencastHub {
 
   /** Starts delivering frames to a viewer; the returned function stops (and the capture with the last viewer). */
   watch(session: ComputerSession, viewer: Viewer): () => void {
-    const state: ViewerState = { viewer, lastSent: 0 };
+    const state: ViewerState = { viewer, nextAt: 0 };
     let capture = this.captures.get(session.id);
     if (!capture) {
       capture = this.start(session, optionsOf([viewer]));
@@ -134,9 +135,10 @@ export class ScreencastHub {
   /** At most `fps` frames a second per viewer; a frame that comes too soon waits, replaced by newer ones. */
   private deliver(state: ViewerState, event: FrameEvent): void {
     const interval = 1000 / state.viewer.fps;
-    const wait = state.lastSent + interval - Date.now();
-    if (wait <= 0) {
-      state.lastSent = Date.now();
+    const now = Date.now();
+    if (now >= state.nextAt) {
+      // On schedule (or less than a frame late): keep the cadence; after a pause, start afresh.
+      state.nextAt = state.nextAt + interval > now ? state.nextAt + interval : now + interval;
       state.viewer.onFrame(event);
       return;
     }
@@ -146,7 +148,7 @@ export class ScreencastHub {
       const pending = state.pending;
       state.pending = undefined;
       if (pending) this.deliver(state, pending);
-    }, wait);
+    }, state.nextAt - now);
   }
 
   async close(): Promise<void> {
