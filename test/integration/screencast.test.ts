@@ -177,7 +177,24 @@ describe('desktop screencast', () => {
       );
     });
     reader.close();
-    await eventually(() => server.core.screencasts.viewers(id) === 0);
+    await eventually(
+      () => server.core.screencasts.viewers(id) === 0 && server.core.screencasts.active === 0,
+    );
+    expect(server.core.screencasts.stopped).toBe(server.core.screencasts.started);
+    await server.request('DELETE', `/computers/${id}`);
+  });
+});
+
+describe('heartbeats', () => {
+  it('an idle stream gets a heartbeat comment within 15 s', { timeout: 30_000 }, async () => {
+    const id = await create();
+    await navigate(id, solid('white'));
+    const reader = await open(id);
+    await nextFrame(reader);
+    const events = await SseReader.open(`${server.url}/computers/${id}/events`, server.key);
+    await eventually(() => reader.comments > 0 && events.comments > 0, 16_500);
+    reader.close();
+    events.close();
     await server.request('DELETE', `/computers/${id}`);
   });
 });
