@@ -2,6 +2,11 @@ import type { Request, Response } from 'express';
 
 /** Comments at least this often on every stream: the SDKs give up after 60 s of silence (API.md §1). */
 export const HEARTBEAT_MS = 15_000;
+/**
+ * Bytes a client may have waiting before it counts as slow for frames. write() returning false is
+ * no test: one JPEG frame is larger than the socket's 16 KiB high-water mark.
+ */
+const MAX_BUFFERED_FRAME_BYTES = 1024 * 1024;
 /** Events queued for a client that reads slower than they come; beyond this it is cut off. */
 const MAX_QUEUED_EVENTS = 10_000;
 
@@ -82,7 +87,7 @@ export function openSse(req: Request, res: Response): SseStream {
     },
     sendLatest(data) {
       const frame = format(data);
-      if (waitingForDrain) latest = frame;
+      if (waitingForDrain && res.writableLength > MAX_BUFFERED_FRAME_BYTES) latest = frame;
       else write(frame);
     },
     onClose(dispose) {
