@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Display, Timestamp } from './common.js';
+import { Stealth } from './stealth.js';
 
 export const ComputerKind = z.enum(['browser', 'desktop']);
 export type ComputerKind = z.infer<typeof ComputerKind>;
@@ -32,7 +33,7 @@ export const CreateComputerBody = z.object({
   persistent: z.boolean().optional(),
   environment_id: z.string().min(1).max(200).optional(),
   context_id: z.string().max(1000).optional(),
-  stealth: z.record(z.string(), z.unknown()).optional(),
+  stealth: Stealth.optional(),
   use_advanced_proxy: z.boolean().optional(),
   host_display: z
     .boolean()

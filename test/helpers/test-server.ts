@@ -37,7 +37,7 @@ export function testKey(): string {
 /** The real server on port 0 with a fresh data dir and a key for organization `local`. */
 export async function startTestServer(
   settings: SettingsInput = {},
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; log?: (line: string) => void } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'benchtop-test-'));
   const key = testKey();
@@ -51,7 +51,7 @@ export async function startTestServer(
     },
   });
   const core = await createCore({ settings: resolved, dataDir, trustedKey: key });
-  const server = await startServer(core, { log: () => {} });
+  const server = await startServer(core, { log: options.log ?? (() => {}) });
   const request = async (
     method: string,
     path: string,

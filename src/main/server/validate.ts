@@ -19,7 +19,9 @@ export function parseWith<S extends z.ZodType>(
   const result = schema.safeParse(stripNulls(checkDepth(input)));
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const param = prefix + issue.path.join('.');
+  // An unknown field is named itself, not the object holding it.
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  const param = prefix + path.join('.');
   throw invalidRequest(describeIssue(issue, param), param || undefined);
 }
 

@@ -26,6 +26,9 @@ export const LAUNCH_ARGS = [
 
 export type FreshContext = { context: BrowserContext; page: Page };
 
+/** Playwright's options plus scripts every page of the context runs first (stealth's). */
+export type ComputerContextOptions = BrowserContextOptions & { initScripts?: string[] };
+
 /** Default context shape: the only one the warm pool prepares. */
 export const POOL_VIEWPORT = { width: 1280, height: 720 };
 
@@ -47,7 +50,7 @@ export class BrowserHost {
     if (this.settings.warm_pool > 0) this.fillPool();
   }
 
-  async acquire(options: BrowserContextOptions): Promise<FreshContext> {
+  async acquire(options: ComputerContextOptions): Promise<FreshContext> {
     if (isPoolShape(options)) {
       const pooled = this.ready.shift();
       this.fillPool();
@@ -56,10 +59,12 @@ export class BrowserHost {
     return this.newContext(options);
   }
 
-  async newContext(options: BrowserContextOptions): Promise<FreshContext> {
+  async newContext(options: ComputerContextOptions): Promise<FreshContext> {
+    const { initScripts = [], ...contextOptions } = options;
     const browser = await this.launch();
-    const context = await browser.newContext(options);
+    const context = await browser.newContext(contextOptions);
     try {
+      for (const script of initScripts) await context.addInitScript(script);
       return { context, page: await context.newPage() };
     } catch (error) {
       await context.close().catch(() => {});
@@ -143,9 +148,9 @@ export class BrowserHost {
   }
 }
 
-function isPoolShape(options: BrowserContextOptions): boolean {
+function isPoolShape(options: ComputerContextOptions): boolean {
   const keys = Object.keys(options).filter(
-    (key) => options[key as keyof BrowserContextOptions] !== undefined,
+    (key) => options[key as keyof ComputerContextOptions] !== undefined,
   );
   return (
     keys.every((key) => key === 'viewport' || key === 'deviceScaleFactor') &&
