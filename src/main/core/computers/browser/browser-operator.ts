@@ -315,6 +315,11 @@ export class BrowserOperator implements Operator {
     return { tab_id: id, url: page.url(), is_main_tab: id === this.tabs.mainId, ...metrics };
   }
 
+  /** Cookies, localStorage and IndexedDB, for saving a persistent computer. */
+  storageState() {
+    return this.context.storageState({ indexedDB: true });
+  }
+
   mainTabId(): string | undefined {
     return this.tabs.mainId;
   }
