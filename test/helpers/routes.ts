@@ -40,4 +40,5 @@ export const ROUTES = [
   'GET /computers/:id/screencast',
   'POST /computers/:id/exec',
   'POST /computers/:id/exec/sync',
+  'DELETE /environments/:id',
 ] as const;

@@ -7,6 +7,7 @@ import { ShellService } from './shell/shell-service.js';
 import type { Settings } from './config.js';
 import { ScreenshotStore } from './screenshots/screenshot-store.js';
 import { ScreencastHub } from './screencast/screencast-hub.js';
+import { EnvironmentStore } from './store/environment-store.js';
 import { KeyStore } from './store/key-store.js';
 
 export type CoreOptions = {
@@ -27,6 +28,8 @@ export async function createCore(options: CoreOptions) {
   if (options.trustedKey) keys.trustKey(options.trustedKey, 'local');
   const screenshots = new ScreenshotStore(join(dataDir, 'screenshots'));
   await screenshots.init();
+  const environments = new EnvironmentStore(join(dataDir, 'environments'));
+  await environments.init();
   const browsers = new BrowserHost(settings.browser);
   const events = new ComputerEvents();
   const computers = new ComputerRegistry({
@@ -34,6 +37,7 @@ export async function createCore(options: CoreOptions) {
     browsers,
     screenshots,
     workspaces: join(dataDir, 'workspaces'),
+    environments,
     events,
   });
   let baseUrl = `http://${settings.server.host}:${settings.server.port}`;
@@ -53,6 +57,7 @@ export async function createCore(options: CoreOptions) {
     dataDir,
     keys,
     computers,
+    environments,
     screencasts,
     actions,
     screenshots,

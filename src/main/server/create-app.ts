@@ -7,6 +7,7 @@ import { errorMapper, sendError } from './errors.js';
 import { Routes } from './route-spec.js';
 import { actionRoutes } from './routes/actions.routes.js';
 import { computerRoutes } from './routes/computers.routes.js';
+import { environmentRoutes } from './routes/environments.routes.js';
 import { eventRoutes } from './routes/events.routes.js';
 import { execRoutes } from './routes/exec.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
@@ -45,6 +46,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
   eventRoutes(routes, core);
   screencastRoutes(routes, core);
   execRoutes(routes, core);
+  environmentRoutes(routes, core);
   app.use(router);
 
   app.use((req, res) => {

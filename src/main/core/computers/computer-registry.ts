@@ -2,20 +2,29 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContextOptions } from 'playwright-core';
 import type { Display } from '../../../shared/common.js';
-import type { CreateComputerBody, TerminationReason } from '../../../shared/computers.js';
+import type {
+  ComputerKind,
+  CreateComputerBody,
+  TerminationReason,
+} from '../../../shared/computers.js';
 import type { Settings } from '../config.js';
 import { BenchtopError, invalidRequest, notFound } from '../errors.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { newId } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
+import type { EnvironmentStore } from '../store/environment-store.js';
 import { BrowserOperator, proxyFromUrl } from './browser/browser-operator.js';
-import type { BrowserHost } from './browser/browser-host.js';
+import type { BrowserHost, ComputerContextOptions } from './browser/browser-host.js';
 import type { TabActivity } from './browser/browser-tabs.js';
 import { ComputerSession } from './computer-session.js';
 import { findChromium } from './browser/find-chromium.js';
+import { stealthContextOptions } from './browser/stealth.js';
 import { startDesktop } from './desktop/start-desktop.js';
 import { startHostDesktop } from './desktop/host-desktop.js';
 import type { Operator } from './operator.js';
+
+/** Cookies, localStorage and IndexedDB of a browser context, as Playwright saves them. */
+type StorageState = Exclude<BrowserContextOptions['storageState'], string | undefined>;
 
 const DEFAULT_DISPLAY: Display = { width: 1280, height: 720, scale: 1 };
 const DEFAULT_IDLE_SECONDS = 120;
@@ -29,6 +38,7 @@ export type RegistryDeps = {
   browsers: BrowserHost;
   screenshots: ScreenshotStore;
   workspaces: string;
+  environments: EnvironmentStore;
   /** Where terminations, tabs and navigations are published. */
   events: ComputerEvents;
 };
@@ -45,12 +55,7 @@ export class ComputerRegistry {
   constructor(private readonly deps: RegistryDeps) {}
 
   async create(org: string, body: CreateComputerBody): Promise<ComputerSession> {
-    if (body.environment_id !== undefined) {
-      throw invalidRequest(
-        `no saved environment ${body.environment_id}; list them with GET /computers?type=persistent`,
-        'environment_id',
-      );
-    }
+    const restored = await this.restorable(org, body);
     let display = { ...DEFAULT_DISPLAY, ...body.display };
     if (body.kind === 'desktop' && display.scale !== 1) {
       throw invalidRequest(
@@ -71,6 +76,9 @@ export class ComputerRegistry {
     const workspace = join(this.deps.workspaces, id);
     try {
       await mkdir(workspace, { recursive: true });
+      if (restored?.kind === 'desktop') {
+        await this.deps.environments.restoreWorkspace(org, restored.id, workspace);
+      }
       // A crash can only end a computer that exists; one during start fails the create instead.
       const created: { session?: ComputerSession } = {};
       const onCrash = () => void (created.session && this.terminate(created.session, 'crashed'));
@@ -84,7 +92,9 @@ export class ComputerRegistry {
         started = await startDesktop({ ...display, workspace, browser, onCrash });
       } else {
         const report = (activity: TabActivity) => this.deps.events.publish(id, activity);
-        started = { operator: await this.startBrowser(contextOptions, onCrash, report), env: {} };
+        const storageState = restored?.storageState;
+        const operator = await this.startBrowser(contextOptions, onCrash, report, storageState);
+        started = { operator, env: {} };
       }
       const { operator, env } = started;
       const session = new ComputerSession(
@@ -94,7 +104,7 @@ export class ComputerRegistry {
           kind: body.kind,
           display,
           persistent: body.persistent ?? false,
-          environmentId: null,
+          environmentId: body.environment_id ?? null,
           contextId: body.context_id ?? null,
           workspace,
           env,
@@ -140,12 +150,35 @@ export class ComputerRegistry {
     this.hostDisplayHolder = id;
   }
 
+  /** The saved environment a create restores, checked before anything starts. */
+  private async restorable(
+    org: string,
+    body: CreateComputerBody,
+  ): Promise<{ id: string; kind: ComputerKind; storageState?: StorageState } | undefined> {
+    const id = body.environment_id;
+    if (id === undefined) return undefined;
+    const meta = await this.deps.environments.get(org, id);
+    if (meta.kind !== body.kind) {
+      throw invalidRequest(
+        `environment ${id} was saved from a ${meta.kind} computer; create it with kind "${meta.kind}"`,
+        'environment_id',
+      );
+    }
+    if (meta.kind === 'desktop') return { id, kind: meta.kind };
+    const storageState = (await this.deps.environments.storageState(org, id)) as StorageState;
+    return { id, kind: meta.kind, storageState };
+  }
+
   private async startBrowser(
     contextOptions: BrowserContextOptions,
     onCrash: () => void,
     report: (activity: TabActivity) => void,
+    storageState?: StorageState,
   ): Promise<BrowserOperator> {
-    const fresh = await this.deps.browsers.acquire(contextOptions);
+    // A restored context carries its state from the start, so it never comes from the warm pool.
+    const fresh = storageState
+      ? await this.deps.browsers.newContext({ ...contextOptions, storageState })
+      : await this.deps.browsers.acquire(contextOptions);
     return new BrowserOperator(fresh, {
       host: this.deps.browsers,
       contextOptions,
@@ -155,11 +188,17 @@ export class ComputerRegistry {
     });
   }
 
-  private contextOptions(display: Display, body: CreateComputerBody): BrowserContextOptions {
-    const options: BrowserContextOptions = {
+  private contextOptions(display: Display, body: CreateComputerBody): ComputerContextOptions {
+    const options: ComputerContextOptions = {
       viewport: { width: display.width, height: display.height },
       deviceScaleFactor: display.scale,
     };
+    if (body.stealth) {
+      if (body.kind === 'desktop') {
+        throw invalidRequest('stealth is for browser computers (kind: "browser")', 'stealth');
+      }
+      Object.assign(options, stealthContextOptions(body.stealth));
+    }
     if (body.use_advanced_proxy) {
       const proxyUrl = this.deps.settings.proxy.advanced_proxy_url;
       if (!proxyUrl) {
@@ -168,7 +207,15 @@ export class ComputerRegistry {
           'use_advanced_proxy',
         );
       }
-      options.proxy = proxyFromUrl(proxyUrl);
+      // The URL holds credentials: a parse error names the setting, never the value.
+      try {
+        options.proxy = proxyFromUrl(proxyUrl);
+      } catch {
+        throw invalidRequest(
+          'use_advanced_proxy: proxy.advanced_proxy_url in settings is not a valid URL',
+          'use_advanced_proxy',
+        );
+      }
     }
     return options;
   }
@@ -264,8 +311,27 @@ export class ComputerRegistry {
     forget.unref();
     this.timers.set(session.id, forget);
     this.deps.screenshots.release(session.id, reason === 'shutdown' ? 0 : SCREENSHOT_GRACE_MS);
+    // Saved before anything is closed or removed; a failed save still frees the computer.
+    const failed = await this.save(session).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
     await session.operator.close();
     await rm(session.init.workspace, { recursive: true, force: true });
+    if (failed && reason === 'deleted') throw failed;
+  }
+
+  /** A persistent computer's state, as its environment (the one it came from, else its own id). */
+  private async save(session: ComputerSession): Promise<void> {
+    const { persistent, environmentId, org, id, kind, workspace } = session.init;
+    if (!persistent) return;
+    const target = environmentId ?? id;
+    if (kind === 'desktop') {
+      await this.deps.environments.save(org, target, id, { kind, workspace });
+    } else if (session.operator instanceof BrowserOperator) {
+      const storageState = await session.operator.storageState();
+      await this.deps.environments.save(org, target, id, { kind, storageState });
+    }
   }
 
   async close(): Promise<void> {

@@ -36,10 +36,9 @@ export function computerRoutes(routes: Routes, core: Core): void {
       query: ListComputersQuery,
       response: z.union([z.array(Computer), z.array(Environment)]),
     },
-    // Saved environments arrive with persistence; until then there are none to list.
     ({ query, principal }) =>
       query.type === 'persistent'
-        ? []
+        ? core.environments.list(principal.org)
         : core.computers.list(principal.org).map((session) => session.view(core.baseUrl)),
   );
 
