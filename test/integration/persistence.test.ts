@@ -219,9 +219,13 @@ describe('browser environments', () => {
     expect(deleted.status).toBe(500);
     expect(deleted.body.message).toContain(id);
     expect(readFileSync(join(dir, 'meta.json'), 'utf8')).toBe('not json');
+    // The list still answers (without it); restoring it is refused, naming it.
     const listed = await server.request('GET', '/computers?type=persistent');
-    expect(listed.status).toBe(500);
-    expect(listed.body.message).toContain(id);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((environment: { id: string }) => environment.id)).not.toContain(id);
+    const restore = await server.request('POST', '/computers', { environment_id: id });
+    expect(restore.status).toBe(400);
+    expect(restore.body.message).toContain(id);
   });
 });
 

@@ -55,8 +55,11 @@ export class EnvironmentStore {
     const dir = this.orgDir(org);
     const names = await readdir(dir).catch(() => [] as string[]);
     const ids = names.filter((name) => ID_PATTERN.test(name) && !name.startsWith('.'));
-    const metas = await Promise.all(ids.map((id) => this.get(org, id, 'id')));
-    return metas
+    // One environment mid-save (briefly absent) or unreadable must not fail the whole list; a
+    // broken one is still named when someone restores it, and never overwritten.
+    const settled = await Promise.allSettled(ids.map((id) => this.get(org, id, 'id')));
+    return settled
+      .flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
       .map(({ org: _org, ...environment }) => environment)
       .sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
