@@ -265,7 +265,11 @@ export class DesktopOperator implements Operator {
     return undefined;
   }
 
+  /** Set once close() starts, so the processes it ends are not taken for a crash. */
+  closing = false;
+
   async close(): Promise<void> {
+    this.closing = true;
     this.options.worker.close();
     await this.options.display.close();
   }

@@ -58,13 +58,15 @@ export async function startHostDesktop(options: {
       return Promise.resolve();
     },
   };
-  worker.onExit(options.onCrash);
   const operator = new DesktopOperator({
     display,
     worker,
     workspace: options.workspace,
     browser: options.browser,
     typeWithNut: process.platform !== 'linux',
+  });
+  worker.onExit(() => {
+    if (!operator.closing) options.onCrash();
   });
   return { operator, env: name ? { DISPLAY: name } : {}, width, height };
 }

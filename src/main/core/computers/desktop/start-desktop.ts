@@ -30,25 +30,21 @@ export async function startDesktop(
     // Ready means usable: the terminal's window is mapped (it takes the first keystrokes).
     await waitForWindow(display.name, ['--class', 'xterm']);
     const worker = await workerStart;
-    let ended = false;
     const operator = new DesktopOperator({
       display,
       worker,
       workspace: options.workspace,
       browser: options.browser,
     });
+    let crashed = false;
+    // The display or the worker dying on its own is a crash; dying because we close it is not.
     const crash = () => {
-      if (ended) return;
-      ended = true;
+      if (crashed || operator.closing) return;
+      crashed = true;
       options.onCrash();
     };
     display.onExit(crash);
     worker.onExit(crash);
-    const close = operator.close.bind(operator);
-    operator.close = async () => {
-      ended = true;
-      await close();
-    };
     return { operator, env: { DISPLAY: display.name } };
   } catch (error) {
     workerStart.then(
