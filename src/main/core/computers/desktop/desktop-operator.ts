@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CaptureOptions, CursorSink, FrameSink, Operator, Screenshot } from '../operator.js';
 import type { WorkerButton } from './desktop-protocol.js';
 import { nutKeys } from './nut-keys.js';
+import { UnicodeKeymap } from './unicode-keymap.js';
 import type { WorkerClient } from './worker-client.js';
 import type { XDisplay } from './x-display.js';
 
@@ -26,12 +27,11 @@ const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
 
 /** X buttons for the side buttons nut-js does not know. */
 const SIDE_BUTTONS = { back: '8', forward: '9' } as const;
-/**
- * Delay per character for text off the ASCII range (see type()). xdotool reverts its spare keycode
- * about half of this after the key-up; a client that reads the key later (a loaded machine) would
- * find nothing there. 25 ms lost characters under CI load; 100 ms is ten characters a second.
- */
-const NON_ASCII_DELAY_MS = '100';
+/** Where the X11 tools come from (Debian/Ubuntu). */
+const X11_PACKAGES: Record<string, string> = {
+  xdotool: 'apt-get install xdotool',
+  xmodmap: 'apt-get install x11-xserver-utils',
+};
 
 export type DesktopOptions = {
   display: XDisplay;
@@ -46,6 +46,8 @@ export type DesktopOptions = {
 export class DesktopOperator implements Operator {
   readonly kind = 'desktop' as const;
   readonly supports = SUPPORTED;
+
+  private readonly unicode = new UnicodeKeymap((command, args) => this.x11(command, args));
 
   constructor(private readonly options: DesktopOptions) {}
 
@@ -114,10 +116,8 @@ export class DesktopOperator implements Operator {
   }
 
   /**
-   * Exact text. ASCII goes through xdotool at full speed (nut-js misses Shift on Xvfb). Other
-   * characters need xdotool to remap a spare keycode per character, which races the client if
-   * typed fast: they go slower, a run per call, and capitals one by one with Shift held because
-   * X maps a lone letter keysym to a lower/upper pair that xdotool types lower-case.
+   * Exact text. ASCII goes through xdotool at full speed (nut-js misses Shift on Xvfb); other
+   * characters through spare keycodes bound for them (see UnicodeKeymap).
    */
   private async type(text: string): Promise<void> {
     if (this.options.typeWithNut) {
@@ -125,19 +125,8 @@ export class DesktopOperator implements Operator {
       return;
     }
     for (const run of text.match(/[\x20-\x7e\n\t]+|[^\x20-\x7e\n\t]+/g) ?? []) {
-      if (/^[\x20-\x7e\n\t]/.test(run)) {
-        await this.xdotool(['type', '--delay', '0', '--', run]);
-        continue;
-      }
-      for (const part of run.match(/\p{Lu}|\P{Lu}+/gu) ?? []) {
-        const typeSlowly = ['type', '--delay', NON_ASCII_DELAY_MS, '--', part];
-        if (/^\p{Lu}$/u.test(part)) {
-          await this.xdotool(['keydown', 'Shift_L', ...typeSlowly]);
-          await this.xdotool(['keyup', 'Shift_L']);
-        } else {
-          await this.xdotool(typeSlowly);
-        }
-      }
+      if (/^[\x20-\x7e\n\t]/.test(run)) await this.xdotool(['type', '--delay', '0', '--', run]);
+      else await this.unicode.type(run);
     }
   }
 
@@ -154,22 +143,31 @@ export class DesktopOperator implements Operator {
   }
 
   private xdotool(args: string[]): Promise<void> {
+    return this.x11('xdotool', args).then(() => undefined);
+  }
+
+  /** Runs an X11 tool on this display; its stdout, or an action failure saying what to install. */
+  private x11(command: string, args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn('xdotool', args, {
+      const child = spawn(command, args, {
         env: { ...process.env, DISPLAY: this.options.display.name },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
+      let stdout = '';
       let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       child.once('error', (error) =>
         reject(
           new ActionFailure(
-            `xdotool is needed for typing on desktops (apt-get install xdotool): ${error.message}`,
+            `${command} is needed on desktops (${X11_PACKAGES[command] ?? command}): ${error.message}`,
           ),
         ),
       );
       child.once('exit', (code) =>
-        code === 0 ? resolve() : reject(new ActionFailure(`xdotool failed: ${stderr.trim()}`)),
+        code === 0
+          ? resolve(stdout)
+          : reject(new ActionFailure(`${command} failed: ${stderr.trim()}`)),
       );
     });
   }
