@@ -32,8 +32,8 @@ export function eventRoutes(routes: Routes, core: Core): void {
   );
 }
 
-/** The status event a computer that already ended gets instead of a live stream. */
-function finalStatus(session: ComputerSession): ComputerEvent {
+/** The status event a stream ends with once its computer has ended. */
+export function finalStatus(session: ComputerSession): ComputerEvent {
   return {
     type: 'status',
     computer_id: session.id,

@@ -1,18 +1,8 @@
 import { ScreencastFrame, ScreencastQuery } from '../../../shared/screencast.js';
-import type { ComputerSession } from '../../core/computers/computer-session.js';
 import type { Core } from '../../core/create-core.js';
 import type { Routes } from '../route-spec.js';
 import { openSse } from '../sse.js';
-
-function statusEvent(session: ComputerSession) {
-  return {
-    type: 'status',
-    computer_id: session.id,
-    timestamp: new Date().toISOString(),
-    status: session.status,
-    termination_reason: session.terminationReason ?? null,
-  };
-}
+import { finalStatus } from './events.routes.js';
 
 export function screencastRoutes(routes: Routes, core: Core): void {
   routes.add(
@@ -31,7 +21,7 @@ export function screencastRoutes(routes: Routes, core: Core): void {
       const session = core.computers.get(principal.org, params.id!);
       const sse = openSse(req, res);
       if (session.status !== 'running') {
-        sse.send(statusEvent(session));
+        sse.send(finalStatus(session));
         sse.end();
         return undefined;
       }
@@ -44,7 +34,7 @@ export function screencastRoutes(routes: Routes, core: Core): void {
       });
       sse.onClose(stop);
       const ended = () => {
-        sse.send(statusEvent(session));
+        sse.send(finalStatus(session));
         sse.end();
       };
       session.ended.signal.addEventListener('abort', ended, { once: true });
