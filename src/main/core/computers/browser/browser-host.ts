@@ -41,7 +41,6 @@ export class BrowserHost {
   private ready: FreshContext[] = [];
   private filling: Promise<void> | undefined;
   private closed = false;
-  launches = 0;
 
   constructor(private readonly settings: BrowserSettings) {}
 
@@ -98,7 +97,6 @@ export class BrowserHost {
         handleSIGTERM: false,
         handleSIGHUP: false,
       });
-      this.launches += 1;
       browser.on('disconnected', () => {
         this.browser = undefined;
         this.ready = [];
@@ -127,10 +125,6 @@ export class BrowserHost {
       .finally(() => {
         this.filling = undefined;
       });
-  }
-
-  get pooled(): number {
-    return this.ready.length;
   }
 
   /** Resolves when the pool holds what it should (for benchmarks and tests that measure warm paths). */
