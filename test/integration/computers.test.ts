@@ -12,24 +12,6 @@ import {
 /** Computers: lifecycle, lifetimes, screenshots, limits, auth and organizations, OpenAPI. */
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const COMPUTER_FIELDS = [
-  'id',
-  'kind',
-  'status',
-  'created_at',
-  'last_activity_at',
-  'expires_at',
-  'idle_expires_at',
-  'max_lifetime_seconds',
-  'inactivity_timeout_seconds',
-  'idle_timeout_enabled',
-  'auto_kill',
-  'persistent',
-  'environment_id',
-  'context_id',
-  'display',
-  'endpoints',
-];
 const STATUS_FIELDS = [
   'id',
   'status',
@@ -41,6 +23,16 @@ const STATUS_FIELDS = [
   'inactivity_timeout_seconds',
   'idle_timeout_enabled',
   'auto_kill',
+];
+/** A Computer carries every status field and these. */
+const COMPUTER_FIELDS = [
+  ...STATUS_FIELDS,
+  'kind',
+  'persistent',
+  'environment_id',
+  'context_id',
+  'display',
+  'endpoints',
 ];
 /** Slack allowed past a lifetime deadline: the contract's one second plus scheduling noise. */
 const DEADLINE_SLACK_MS = 1500;
