@@ -11,7 +11,9 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   concurrency_limit: 429,
   internal: 500,
+  model_error: 502,
   unavailable: 503,
+  model_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

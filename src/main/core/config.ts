@@ -3,14 +3,27 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 
-const ModelProvider = z.strictObject({
-  provider: z.enum(['scripted', 'openai', 'anthropic', 'lightcone', 'openai-compatible']),
-  base_url: z.string().optional(),
-  api_key_env: z.string().optional(),
-  model: z.string().optional(),
-  script: z.string().optional(),
+export const PROVIDER_KINDS = [
+  'scripted',
+  'openai',
+  'anthropic',
+  'lightcone',
+  'openai-compatible',
+] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** One model name's backend. Keys come from `api_key` (set by the window) or `api_key_env`. */
+const ModelConfig = z.strictObject({
+  provider: z.enum(PROVIDER_KINDS),
+  base_url: z.url({ protocol: /^https?$/ }).optional(),
+  api_key_env: z.string().min(1).optional(),
+  api_key: z.string().min(1).optional(),
+  /** The upstream model name, when it differs from the Benchtop model name. */
+  model: z.string().min(1).optional(),
+  script: z.string().min(1).optional(),
   timeout_ms: z.number().int().positive().optional(),
 });
+export type ModelConfig = z.infer<typeof ModelConfig>;
 
 /** The one settings schema: the store, BENCHTOP_CONFIG, BENCHTOP_* variables and flags all fill it. */
 export const Settings = z.strictObject({
@@ -45,7 +58,13 @@ export const Settings = z.strictObject({
   models: z
     .strictObject({
       default: z.string().default('tzafon.northstar-cua-fast'),
-      providers: z.record(z.string(), ModelProvider).default({}),
+      providers: z.record(z.string(), ModelConfig).default({
+        'tzafon.northstar-cua-fast': {
+          provider: 'lightcone',
+          base_url: 'https://api.tzafon.ai',
+          api_key_env: 'LIGHTCONE_CLOUD_API_KEY',
+        },
+      }),
     })
     .prefault({}),
 });
