@@ -22,6 +22,7 @@ import sharp from 'sharp';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.js';
 import { SseReader } from '../test/helpers/sse.js';
 import { startTestServer, type TestServer } from '../test/helpers/test-server.js';
+import { benchModels, benchResponses } from './responses-bench.js';
 
 /**
  * warm_pool 2 is the shipped default (the test helper sets 1). The limits are raised so they never
@@ -31,6 +32,7 @@ import { startTestServer, type TestServer } from '../test/helpers/test-server.js
 const SETTINGS = {
   browser: { warm_pool: 2 },
   limits: { browsers_per_org: 20, requests_per_second: 100_000, burst: 100_000 },
+  models: benchModels(),
 };
 const VIEWPORT = { width: 1280, height: 720 };
 /** Not the warm pool's shape, so a computer with this display always gets a fresh context. */
@@ -834,6 +836,14 @@ async function main(): Promise<void> {
   await benchFullCycle(bench);
   await benchActions(bench);
   await benchExec(bench);
+  await benchResponses(client, timed, (samples) =>
+    report(
+      '/v1/responses, scripted model, chained, screenshot URL input',
+      { api: samples },
+      { kind: 'absolute', maxMs: 15 },
+      'whole HTTP call; the scripted model reads its script file each call (no delay)',
+    ),
+  );
   await benchDesktop(bench);
   await benchScreencast(bench);
   await benchMemory(bench);

@@ -217,26 +217,22 @@ export type InputItem =
   | z.output<typeof InputFunctionCall>;
 
 /** An item is chosen by its `type`; a bare `{role, content}` is a message. */
-export const InputItem = z
-  .unknown()
-  .transform((value, ctx): InputItem => {
-    const type =
-      value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
-    const schema = ITEM_SCHEMAS[(type ?? 'message') as InputItemType] as z.ZodType | undefined;
-    if (!schema) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['type'],
-        message: `type must be one of: ${INPUT_ITEM_TYPES.join(', ')}`,
-      });
-      return z.NEVER;
-    }
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data as InputItem;
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom' } as never);
+export const InputItem = z.unknown().transform((value, ctx): InputItem => {
+  const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
+  const schema = ITEM_SCHEMAS[(type ?? 'message') as InputItemType] as z.ZodType | undefined;
+  if (!schema) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['type'],
+      message: `type must be one of: ${INPUT_ITEM_TYPES.join(', ')}`,
+    });
     return z.NEVER;
-  })
-  .meta({ id: 'ResponseInputItem' });
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data as InputItem;
+  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom' } as never);
+  return z.NEVER;
+});
 
 export const ComputerTool = z.object({
   type: z.enum(['computer_use', 'computer_use_preview']),
@@ -250,24 +246,41 @@ export const FunctionTool = z.object({
   description: z.string().optional(),
   parameters: z.record(z.string(), z.unknown()).optional(),
 });
-export const Tool = z.discriminatedUnion('type', [ComputerTool, FunctionTool]);
+export const Tool = z.discriminatedUnion('type', [ComputerTool, FunctionTool], {
+  error: 'must be "computer_use", "computer_use_preview" or "function"',
+});
 export type Tool = z.infer<typeof Tool>;
 
-export const CreateResponseBody = z
-  .object({
-    model: z.string().min(1).optional(),
-    input: z.union([z.string().max(MAX_TEXT), z.array(InputItem).max(10_000)]),
-    instructions: z.string().max(MAX_TEXT).optional(),
-    previous_response_id: z.string().min(1).optional(),
-    tools: z.array(Tool).max(128).optional(),
-    max_output_tokens: z.number().int().min(1).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    stream: z.boolean().optional(),
-    background: z.boolean().optional(),
-  })
-  .meta({ id: 'CreateResponse' });
+export const CreateResponseBody = z.object({
+  model: z.string().min(1).optional(),
+  input: z.union([z.string().max(MAX_TEXT), z.array(InputItem).max(10_000)]),
+  instructions: z.string().max(MAX_TEXT).optional(),
+  previous_response_id: z.string().min(1).optional(),
+  tools: z.array(Tool).max(128).optional(),
+  max_output_tokens: z.number().int().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  stream: z.boolean().optional(),
+  background: z.boolean().optional(),
+});
 export type CreateResponseBody = z.output<typeof CreateResponseBody>;
+
+/** CreateResponse as documented: the item union spelled out (validation picks items by type). */
+export const CreateResponseDoc = CreateResponseBody.extend({
+  input: z.union([
+    z.string(),
+    z.array(
+      z.union([
+        InputMessage,
+        ComputerCallOutput,
+        FunctionCallOutput,
+        InputReasoning,
+        InputComputerCall,
+        InputFunctionCall,
+      ]),
+    ),
+  ]),
+}).meta({ id: 'CreateResponse' });
 
 /** Events of a streamed response (`stream: true`), each the data of one SSE event. */
 export const ResponseStreamEvent = z.object({

@@ -41,4 +41,10 @@ export const ROUTES = [
   'POST /computers/:id/exec',
   'POST /computers/:id/exec/sync',
   'DELETE /environments/:id',
+  'POST /v1/responses',
+  'GET /v1/responses/:id',
+  'DELETE /v1/responses/:id',
+  'POST /v1/responses/:id/cancel',
+  'GET /v1/models',
+  'POST /v1/chat/completions',
 ] as const;

@@ -29,6 +29,28 @@ export class SseReader {
     return new SseReader(response, controller);
   }
 
+  /** A stream answered to a POST (streamed responses, tasks, chat completions). */
+  static async post(url: string, key: string, body: unknown): Promise<SseReader> {
+    const controller = new AbortController();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    });
+    return new SseReader(response, controller);
+  }
+
+  /** Every event until the stream ends. */
+  async all(timeoutMs = 10_000): Promise<SseEvent[]> {
+    const out: SseEvent[] = [];
+    for (;;) {
+      const event = await this.next(timeoutMs);
+      if (!event) return out;
+      out.push(event);
+    }
+  }
+
   private async pump(): Promise<void> {
     const decoder = new TextDecoder();
     try {

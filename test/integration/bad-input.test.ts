@@ -48,6 +48,8 @@ const BODY_ROUTES: Route[] = [
   ...ACTION_SEGMENTS.map((segment) => `POST /computers/:id/${segment}` as Route),
   'POST /computers/:id/tabs',
   'POST /computers/:id/exec/sync',
+  'POST /v1/responses',
+  'POST /v1/chat/completions',
 ];
 
 const UNKNOWN_COMPUTER = 'comp_doesnotexist000000000';
@@ -705,6 +707,49 @@ const CASES: Case[] = [
     ...NOT_JSON,
   },
 
+  // ---- responses and chat
+  bad('POST /v1/responses', 'no input', {}, 'input', /input is required/),
+  bad('POST /v1/responses', 'input of the wrong type', { input: 5 }, 'input'),
+  bad(
+    'POST /v1/responses',
+    'temperature out of range',
+    { input: 'x', temperature: 3 },
+    'temperature',
+  ),
+  bad(
+    'POST /v1/responses',
+    'unknown model',
+    { input: 'x', model: 'nope' },
+    'model',
+    /unknown model "nope"/,
+  ),
+  bad(
+    'POST /v1/responses',
+    'a message without content',
+    { input: [{ role: 'user' }] },
+    'input.0.content',
+  ),
+  bad(
+    'POST /v1/responses',
+    'an input_image without image_url',
+    { input: [{ role: 'user', content: [{ type: 'input_image' }] }] },
+    'input.0.content.0.image_url',
+  ),
+  bad(
+    'POST /v1/responses',
+    'a computer tool without its display size',
+    { input: 'x', tools: [{ type: 'computer_use' }] },
+    'tools.0.display_width',
+  ),
+  bad('POST /v1/chat/completions', 'no messages', {}, 'messages'),
+  bad(
+    'POST /v1/chat/completions',
+    'unknown model',
+    { model: 'nope', messages: [{ role: 'user', content: 'x' }] },
+    'model',
+    /unknown model/,
+  ),
+
   // ---- JSON that is not an object
   ...BODY_ROUTES.flatMap((route): Case[] =>
     [
@@ -778,6 +823,12 @@ const succeeded = (response: ApiResponse<ActionResult>) => {
 };
 
 const ACCEPTED: Accepted[] = [
+  {
+    route: 'GET /v1/models',
+    name: 'unknown query parameters',
+    query: '?limit=1',
+    check: (response) => expect(response.body.object).toBe('list'),
+  },
   { route: 'GET /health', name: 'unknown query parameters', query: '?foo=bar' },
   { route: 'GET /openapi.json', name: 'unknown query parameters', query: '?foo=bar' },
   {

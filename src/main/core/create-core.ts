@@ -7,7 +7,13 @@ import { ShellService } from './shell/shell-service.js';
 import type { Settings } from './config.js';
 import { ScreenshotStore } from './screenshots/screenshot-store.js';
 import { ScreencastHub } from './screencast/screencast-hub.js';
+import { ChatService } from './models/chat-service.js';
+import { ImageResolver } from './models/image-resolver.js';
+import { ModelRegistry } from './models/model-registry.js';
+import { ResponsesService } from './models/responses-service.js';
+import { openDatabase } from './store/database.js';
 import { EnvironmentStore } from './store/environment-store.js';
+import { ResponseStore } from './store/response-store.js';
 import { KeyStore } from './store/key-store.js';
 
 export type CoreOptions = {
@@ -48,6 +54,14 @@ export async function createCore(options: CoreOptions) {
     shell,
     events,
   });
+  const database = openDatabase(join(dataDir, 'benchtop.sqlite'));
+  const models = new ModelRegistry(settings.models);
+  const responses = new ResponsesService(
+    new ResponseStore(database),
+    models,
+    new ImageResolver(screenshots, () => baseUrl),
+  );
+  const chat = new ChatService(models);
   browsers.prewarm();
 
   const screencasts = new ScreencastHub();
@@ -64,6 +78,9 @@ export async function createCore(options: CoreOptions) {
     browsers,
     events,
     shell,
+    models,
+    responses,
+    chat,
     get baseUrl() {
       return baseUrl;
     },
@@ -75,8 +92,10 @@ export async function createCore(options: CoreOptions) {
       await screencasts.close();
       await computers.close();
       await browsers.close();
+      responses.close();
       screenshots.close();
       keys.close();
+      database.close();
     },
   };
 }

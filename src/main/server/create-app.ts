@@ -10,7 +10,9 @@ import { computerRoutes } from './routes/computers.routes.js';
 import { environmentRoutes } from './routes/environments.routes.js';
 import { eventRoutes } from './routes/events.routes.js';
 import { execRoutes } from './routes/exec.routes.js';
+import { modelRoutes } from './routes/models.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
+import { responseRoutes } from './routes/responses.routes.js';
 import { screencastRoutes } from './routes/screencast.routes.js';
 import { tabRoutes } from './routes/tabs.routes.js';
 
@@ -47,6 +49,8 @@ export function createApp(core: Core, options: AppOptions = {}) {
   screencastRoutes(routes, core);
   execRoutes(routes, core);
   environmentRoutes(routes, core);
+  responseRoutes(routes, core);
+  modelRoutes(routes, core);
   app.use(router);
 
   app.use((req, res) => {

@@ -18,11 +18,28 @@ export function parseWith<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(stripNulls(checkDepth(input)));
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  const issue = closestIssue(result.error.issues[0]!);
   // An unknown field is named itself, not the object holding it.
   const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
   const param = prefix + path.join('.');
   throw invalidRequest(describeIssue(issue, param), param || undefined);
+}
+
+/**
+ * A union none of whose options fit is explained by the option that got furthest (a list of
+ * items fails inside an item, not at "input"), so the message names the field that is wrong.
+ */
+function closestIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  let best: z.core.$ZodIssue | undefined;
+  for (const option of issue.errors) {
+    const first = option[0];
+    if (first && (!best || first.path.length > best.path.length)) best = first;
+  }
+  if (!best) return issue;
+  const missing = best.code === 'invalid_type' && best.message.endsWith('received undefined');
+  if (best.path.length === 0 && !missing) return issue;
+  return closestIssue({ ...best, path: [...issue.path, ...best.path] });
 }
 
 function describeIssue(issue: z.core.$ZodIssue, param: string): string {
@@ -37,8 +54,17 @@ function describeIssue(issue: z.core.$ZodIssue, param: string): string {
       return `${field} must be ${bound(issue.origin, '≥', '>', issue.minimum, issue.inclusive)}`;
     case 'too_big':
       return `${field} must be ${bound(issue.origin, '≤', '<', issue.maximum, issue.inclusive)}`;
-    case 'invalid_union':
+    case 'invalid_union': {
+      const expected = issue.errors.flatMap((option) =>
+        option[0]?.code === 'invalid_type' && option[0].path.length === 0
+          ? [article(option[0].expected)]
+          : [],
+      );
+      if (issue.errors.length === 0) return `${field} ${issue.message}`;
+      if (expected.length === issue.errors.length)
+        return `${field} must be ${expected.join(' or ')}`;
       return `${field} is not valid: ${issue.message}`;
+    }
     default:
       return issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
   }

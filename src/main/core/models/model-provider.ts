@@ -68,7 +68,10 @@ export type ModelReply = {
 
 export type ChatReply =
   | { kind: 'json'; completion: ChatCompletion }
-  | { kind: 'stream'; chunks: AsyncIterable<Record<string, unknown>> };
+  | {
+      kind: 'stream';
+      chunks: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>;
+    };
 
 export type ChatRequest = {
   /** The request body, `model` already set to the upstream model name. */

@@ -1,0 +1,93 @@
+import type { ModelConfig, ProviderKind, Settings } from '../config.js';
+import { invalidRequest } from '../errors.js';
+import {
+  DEFAULT_MODEL_TIMEOUT_MS,
+  type ModelProvider,
+  type ProviderContext,
+} from './model-provider.js';
+import { createAnthropicProvider } from './providers/anthropic-provider.js';
+import { createLightconeProvider } from './providers/lightcone-provider.js';
+import { createOpenAICompatibleProvider } from './providers/openai-compatible-provider.js';
+import { createOpenAIProvider } from './providers/openai-provider.js';
+import { createScriptedProvider } from './providers/scripted-provider.js';
+
+type Env = Record<string, string | undefined>;
+
+const FACTORIES: Record<ProviderKind, (context: ProviderContext) => ModelProvider> = {
+  scripted: createScriptedProvider,
+  openai: createOpenAIProvider,
+  anthropic: createAnthropicProvider,
+  lightcone: createLightconeProvider,
+  'openai-compatible': createOpenAICompatibleProvider,
+};
+
+/** The variable a provider's key is read from when its settings name none. */
+const KEY_VARIABLES: Record<ProviderKind, string | undefined> = {
+  scripted: undefined,
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  lightcone: 'LIGHTCONE_CLOUD_API_KEY',
+  'openai-compatible': undefined,
+};
+
+export type ResolvedModel = { name: string; config: ModelConfig; provider: ModelProvider };
+
+/** Model names → providers, from `models` in the settings (DESIGN.md "Configuration"). */
+export class ModelRegistry {
+  private readonly providers = new Map<string, ModelProvider>();
+  private readonly created = Math.floor(Date.now() / 1000);
+
+  constructor(
+    private readonly settings: Settings['models'],
+    private readonly env: Env = process.env,
+  ) {}
+
+  get defaultModel(): string {
+    return this.settings.default;
+  }
+
+  list() {
+    return Object.entries(this.settings.providers).map(([id, config]) => ({
+      id,
+      object: 'model' as const,
+      created: this.created,
+      owned_by: 'benchtop',
+      provider: config.provider,
+    }));
+  }
+
+  /** The provider of a model name (the default one when none is given); unknown → 400. */
+  resolve(name: string | undefined, param = 'model'): ResolvedModel {
+    const model = name ?? this.settings.default;
+    const config = this.settings.providers[model];
+    if (!config) {
+      const known = Object.keys(this.settings.providers);
+      const list = known.length ? known.join(', ') : 'none (add some under models.providers)';
+      throw invalidRequest(
+        name === undefined
+          ? `no model given and the default model "${model}" is not configured; configured models: ${list}`
+          : `unknown model "${model}"; configured models: ${list}`,
+        param,
+      );
+    }
+    let provider = this.providers.get(model);
+    if (!provider) {
+      provider = FACTORIES[config.provider](this.context(model, config));
+      this.providers.set(model, provider);
+    }
+    return { name: model, config, provider };
+  }
+
+  private context(name: string, config: ModelConfig): ProviderContext {
+    const variable = config.api_key_env ?? KEY_VARIABLES[config.provider];
+    return {
+      name,
+      config,
+      apiKey: config.api_key ?? (variable ? this.env[variable] : undefined) ?? undefined,
+      keyHint: variable
+        ? `set ${variable} in the environment Benchtop runs in (or models.providers.${name}.api_key)`
+        : `set models.providers.${name}.api_key_env to the variable holding the key`,
+      timeoutMs: config.timeout_ms ?? DEFAULT_MODEL_TIMEOUT_MS,
+    };
+  }
+}

@@ -1,0 +1,165 @@
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { OutputAction, type ChatCompletion } from '../../../../shared/responses.js';
+import {
+  ModelError,
+  type ChatReply,
+  type ChatRequest,
+  type ConversationItem,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ProviderContext,
+  type ReplyItem,
+} from '../model-provider.js';
+
+/** DESIGN.md "Scripted provider file". */
+const ScriptItem = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('computer_call'),
+    action: OutputAction.extend({
+      x: z.number().optional(),
+      y: z.number().optional(),
+      end_x: z.number().optional(),
+      end_y: z.number().optional(),
+    }),
+  }),
+  z.object({ type: z.literal('message'), text: z.string() }),
+  z.object({ type: z.literal('reasoning'), text: z.string() }),
+  z.object({
+    type: z.literal('function_call'),
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+  }),
+]);
+const Script = z.object({
+  delay_ms: z.number().int().min(0).default(0),
+  turns: z.array(z.object({ output: z.array(ScriptItem) })),
+});
+type Script = z.infer<typeof Script>;
+
+const DONE: ReplyItem[] = [{ type: 'message', text: 'done' }];
+
+/**
+ * Turns from a JSON file, for tests, demos and replays: the Nth model call of a conversation gets
+ * turn N; after the last turn every answer is the message "done". The file is read on every call,
+ * so a script can be edited while Benchtop runs.
+ */
+export function createScriptedProvider(context: ProviderContext): ModelProvider {
+  const path = context.config.script;
+
+  async function load(): Promise<Script> {
+    if (!path) {
+      throw new ModelError(
+        'rejected',
+        `model "${context.name}" has no script; set models.providers.${context.name}.script to a JSON file`,
+      );
+    }
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new ModelError('rejected', `cannot read the script ${path} (${code})`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ModelError('bad_answer', `the script ${path} is not valid JSON`);
+    }
+    const result = Script.safeParse(parsed);
+    if (!result.success) {
+      const issue = result.error.issues[0]!;
+      throw new ModelError(
+        'bad_answer',
+        `the script ${path} is not a valid script: ${issue.path.join('.') || 'the file'}: ${issue.message}`,
+      );
+    }
+    return result.data;
+  }
+
+  async function turn(index: number, signal: AbortSignal): Promise<ReplyItem[]> {
+    const script = await load();
+    if (script.delay_ms > 0) await sleep(script.delay_ms, undefined, { signal });
+    const items = script.turns[index]?.output;
+    if (!items) return DONE;
+    return items.map((item): ReplyItem => {
+      if (item.type === 'function_call') {
+        return {
+          type: 'function_call',
+          name: item.name,
+          arguments: JSON.stringify(item.arguments),
+        };
+      }
+      return item as ReplyItem;
+    });
+  }
+
+  return {
+    kind: 'scripted',
+    async respond(request: ModelRequest): Promise<ModelReply> {
+      const output = await turn(request.turn, request.signal);
+      return {
+        output,
+        usage: {
+          input_tokens: estimateTokens(request.conversation, request.instructions),
+          output_tokens: Math.ceil(JSON.stringify(output).length / 4),
+        },
+      };
+    },
+    async chat(request: ChatRequest): Promise<ChatReply> {
+      const position = request.body.messages.filter((m) => m.role === 'assistant').length;
+      const items = await turn(position, request.signal);
+      const text = items
+        .map((item) => (item.type === 'message' || item.type === 'reasoning' ? item.text : ''))
+        .filter(Boolean)
+        .join('\n');
+      const completion = chatCompletion(request.body.model ?? context.name, text);
+      if (!request.body.stream) return { kind: 'json', completion };
+      return { kind: 'stream', chunks: chunksOf(completion, text) };
+    },
+  };
+}
+
+/** About four characters a token, and a screenshot's worth for each image. */
+function estimateTokens(conversation: ConversationItem[], instructions: string | null): number {
+  let characters = instructions?.length ?? 0;
+  let images = 0;
+  for (const item of conversation) {
+    if (item.type === 'message') {
+      for (const part of item.content) {
+        if (part.type === 'text') characters += part.text.length;
+        else images++;
+      }
+    } else if (item.type === 'computer_call_output') images++;
+    else characters += JSON.stringify(item).length;
+  }
+  return Math.ceil(characters / 4) + images * 765;
+}
+
+function chatCompletion(model: string, text: string): ChatCompletion {
+  return {
+    id: `chatcmpl-scripted-${Date.now().toString(36)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+  };
+}
+
+function* chunksOf(completion: ChatCompletion, text: string) {
+  const base = {
+    id: completion.id,
+    object: 'chat.completion.chunk',
+    created: completion.created,
+    model: completion.model,
+  };
+  yield {
+    ...base,
+    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+  };
+  yield { ...base, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] };
+  yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+}

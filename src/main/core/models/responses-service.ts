@@ -1,0 +1,394 @@
+import {
+  OutputAction,
+  type CreateResponseBody,
+  type InputItem,
+  type OutputItem,
+  type ResponseObject,
+  type ResponseStreamEvent,
+  type Tool,
+} from '../../../shared/responses.js';
+import { invalidRequest, notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { ResponseStore, StoredResponse } from '../store/response-store.js';
+import { ConversationBuilder } from './conversation.js';
+import type { ImageResolver } from './image-resolver.js';
+import {
+  ModelError,
+  type ComputerToolSpec,
+  type ModelReply,
+  type ReplyItem,
+} from './model-provider.js';
+import type { ModelRegistry, ResolvedModel } from './model-registry.js';
+
+export type ResponseEventSink = (event: ResponseStreamEvent) => void;
+
+export type CreateOptions = {
+  /** Receives the stream events of §9 as the response runs. */
+  onEvent?: ResponseEventSink;
+  /** The computer the response is about, when known (agent tasks). */
+  computerId?: string;
+};
+
+export type Started = {
+  /** The response as stored when it started: status in_progress. */
+  initial: ResponseObject;
+  /** Settles with the final response (completed, failed or cancelled); never rejects. */
+  finished: Promise<ResponseObject>;
+};
+
+type Run = { stored: StoredResponse; controller: AbortController; ended: boolean };
+
+const CLICKS = new Set(['click', 'double_click', 'triple_click', 'mouse_down', 'mouse_up']);
+const COORDINATES = ['x', 'y', 'end_x', 'end_y', 'scroll_x', 'scroll_y'] as const;
+
+/**
+ * The Responses API of §9: conversation state, storage, streaming and cancel. Each model call is
+ * delegated to the provider its model name maps to.
+ */
+export class ResponsesService {
+  private readonly running = new Map<string, Run>();
+
+  constructor(
+    private readonly store: ResponseStore,
+    private readonly models: ModelRegistry,
+    private readonly images: ImageResolver,
+  ) {
+    for (const stored of store.interrupted()) {
+      stored.body.status = 'failed';
+      stored.body.error = {
+        code: 'interrupted',
+        message: 'Benchtop stopped before this response finished; send the request again',
+      };
+      store.update(stored);
+    }
+  }
+
+  async create(
+    org: string,
+    body: CreateResponseBody,
+    options: CreateOptions = {},
+  ): Promise<Started> {
+    const model = this.models.resolve(body.model);
+    const previous = body.previous_response_id
+      ? this.previousOf(org, body.previous_response_id)
+      : undefined;
+    const input: InputItem[] =
+      typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input;
+    const openCalls = answerCalls(previous?.openCalls ?? [], input);
+    const builder = new ConversationBuilder();
+    for (const turn of previous ? this.store.chain(org, previous.body.id) : []) {
+      builder.addTurn(turn.input, turn.body.output);
+    }
+    builder.addRequestInput(input);
+    const { conversation, input: fresh } = await builder.build(this.images);
+
+    const id = newId('resp');
+    const computer = computerTool(body.tools);
+    const stored: StoredResponse = {
+      org,
+      body: {
+        id,
+        object: 'response',
+        created_at: now(),
+        model: model.name,
+        status: 'in_progress',
+        output: [],
+        usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+        computer_id: options.computerId ?? null,
+        viewport: computer
+          ? { environment: computer.environment, width: computer.width, height: computer.height }
+          : null,
+        instructions: body.instructions ?? null,
+        max_output_tokens: body.max_output_tokens ?? null,
+        temperature: body.temperature ?? null,
+        top_p: body.top_p ?? null,
+        previous_response_id: previous?.body.id ?? null,
+        error: null,
+      },
+      input,
+      conversationId: previous?.conversationId ?? id,
+      turn: previous ? previous.turn + 1 : 0,
+      state: null,
+      openCalls,
+    };
+    this.store.insert(stored);
+    const run: Run = { stored, controller: new AbortController(), ended: false };
+    this.running.set(id, run);
+    const emit = sequenced(options.onEvent);
+    emit({ type: 'response.created', response: snapshot(stored) });
+    emit({ type: 'response.in_progress', response: snapshot(stored) });
+
+    const continuation =
+      previous?.state && previous.body.model === model.name
+        ? { state: previous.state, input: fresh }
+        : null;
+    const finished = this.run(run, model, emit, () =>
+      model.provider.respond({
+        model: model.name,
+        instructions: body.instructions ?? null,
+        conversation,
+        continuation,
+        computer,
+        functions: (body.tools ?? []).flatMap((tool) => (tool.type === 'function' ? [tool] : [])),
+        temperature: body.temperature ?? null,
+        top_p: body.top_p ?? null,
+        max_output_tokens: body.max_output_tokens ?? null,
+        conversationId: stored.conversationId,
+        turn: stored.turn,
+        signal: run.controller.signal,
+      }),
+    );
+    return { initial: snapshot(stored), finished };
+  }
+
+  get(org: string, id: string): ResponseObject {
+    return this.require(org, id).body;
+  }
+
+  cancel(org: string, id: string): ResponseObject {
+    const stored = this.running.get(id)?.stored ?? this.require(org, id);
+    if (stored.org !== org) throw notFound(`no response ${id}`);
+    if (stored.body.status !== 'in_progress') {
+      throw invalidRequest(
+        `response ${id} is ${stored.body.status}; only an in_progress response can be cancelled`,
+      );
+    }
+    this.end(id, (run) => {
+      run.stored.body.status = 'cancelled';
+      this.store.update(run.stored);
+    });
+    return snapshot(stored);
+  }
+
+  delete(org: string, id: string) {
+    const run = this.running.get(id);
+    if (!this.store.delete(org, id)) throw notFound(`no response ${id}`);
+    if (run) this.end(id, () => {});
+    return { id, object: 'response.deleted' as const, deleted: true as const };
+  }
+
+  /** Stops whatever still runs (shutdown): those responses stay in_progress and fail at next start. */
+  close(): void {
+    for (const run of this.running.values()) {
+      run.ended = true;
+      run.controller.abort(new Error('Benchtop is shutting down'));
+    }
+    this.running.clear();
+  }
+
+  private async run(
+    run: Run,
+    model: ResolvedModel,
+    emit: (event: Omit<ResponseStreamEvent, 'sequence_number'>) => void,
+    call: () => Promise<ModelReply>,
+  ): Promise<ResponseObject> {
+    const { stored } = run;
+    let event: 'response.completed' | 'response.failed' | 'response.cancelled';
+    try {
+      const reply = await call();
+      if (run.ended) return this.settle(run, emit);
+      const output = reply.output.map((item) => toOutputItem(item, model.name));
+      output.forEach((item, index) => emitItem(emit, item, index));
+      stored.body.output = output;
+      stored.body.usage = {
+        input_tokens: reply.usage.input_tokens,
+        output_tokens: reply.usage.output_tokens,
+        total_tokens: reply.usage.input_tokens + reply.usage.output_tokens,
+      };
+      stored.body.status = 'completed';
+      stored.state = reply.state ?? null;
+      stored.openCalls = [...stored.openCalls, ...callsOf(output)];
+      event = 'response.completed';
+    } catch (error) {
+      if (run.ended) return this.settle(run, emit);
+      stored.body.status = 'failed';
+      stored.body.error = describeFailure(error);
+      event = 'response.failed';
+    }
+    run.ended = true;
+    this.running.delete(stored.body.id);
+    this.store.update(stored);
+    emit({ type: event, response: snapshot(stored) });
+    return snapshot(stored);
+  }
+
+  /** The run was cancelled or deleted while the model worked: its answer is dropped. */
+  private settle(
+    run: Run,
+    emit: (event: Omit<ResponseStreamEvent, 'sequence_number'>) => void,
+  ): ResponseObject {
+    emit({ type: 'response.cancelled', response: snapshot(run.stored) });
+    return snapshot(run.stored);
+  }
+
+  private end(id: string, record: (run: Run) => void): void {
+    const run = this.running.get(id);
+    if (!run || run.ended) return;
+    run.ended = true;
+    this.running.delete(id);
+    record(run);
+    run.controller.abort(new Error('cancelled'));
+  }
+
+  private previousOf(org: string, id: string): StoredResponse {
+    const previous = this.running.get(id)?.stored ?? this.store.get(org, id);
+    if (!previous || previous.org !== org) {
+      throw notFound(
+        `no response ${id} to continue (previous_response_id)`,
+        'previous_response_id',
+      );
+    }
+    if (previous.body.status === 'in_progress') {
+      throw invalidRequest(
+        `response ${id} is still in_progress; continue from it once it has finished`,
+        'previous_response_id',
+      );
+    }
+    return previous;
+  }
+
+  private require(org: string, id: string): StoredResponse {
+    const stored = this.store.get(org, id);
+    if (!stored) throw notFound(`no response ${id}`);
+    return stored;
+  }
+}
+
+/** The calls still open after this input: each output must answer an open call. */
+function answerCalls(open: string[], input: InputItem[]): string[] {
+  const calls = new Set(open);
+  input.forEach((item, index) => {
+    if (item.type === 'computer_call' || item.type === 'function_call') calls.add(item.call_id);
+    if (item.type !== 'computer_call_output' && item.type !== 'function_call_output') return;
+    if (!calls.has(item.call_id)) {
+      const param = `input.${index}.call_id`;
+      const known = calls.size ? `; open calls: ${[...calls].join(', ')}` : ' (it has none open)';
+      throw invalidRequest(
+        `${param} "${item.call_id}" is not an open call of this conversation${known}`,
+        param,
+      );
+    }
+    calls.delete(item.call_id);
+  });
+  return [...calls];
+}
+
+function computerTool(tools: Tool[] | undefined): ComputerToolSpec | null {
+  for (const tool of tools ?? []) {
+    if (tool.type === 'function') continue;
+    return {
+      width: tool.display_width,
+      height: tool.display_height,
+      environment: tool.environment,
+    };
+  }
+  return null;
+}
+
+function toOutputItem(item: ReplyItem, model: string): OutputItem {
+  switch (item.type) {
+    case 'reasoning':
+      return {
+        id: newId('rs'),
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: item.text }],
+      };
+    case 'message':
+      return {
+        id: newId('msg'),
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: item.text, annotations: [] }],
+      };
+    case 'computer_call':
+      return {
+        id: newId('cu'),
+        type: 'computer_call',
+        call_id: ownCallId(item.call_id),
+        status: 'completed',
+        pending_safety_checks: [],
+        action: normalizeAction(item.action, model),
+      };
+    case 'function_call':
+      return {
+        id: newId('fc'),
+        type: 'function_call',
+        call_id: ownCallId(item.call_id),
+        name: item.name,
+        arguments: item.arguments,
+        status: 'completed',
+      };
+  }
+}
+
+function ownCallId(callId: string | undefined): string {
+  return callId && /^call_[A-Za-z0-9_.-]+$/.test(callId) ? callId : newId('call');
+}
+
+/** Integer pixels and a button on every click, whatever the provider sent. */
+function normalizeAction(action: OutputAction, model: string): OutputAction {
+  const normalized: Record<string, unknown> = { ...action };
+  for (const key of COORDINATES) {
+    if (typeof normalized[key] === 'number') normalized[key] = Math.round(normalized[key]);
+  }
+  if (action.type === 'right_click') normalized.button ??= 'right';
+  else if (CLICKS.has(action.type)) normalized.button ??= 'left';
+  const parsed = OutputAction.safeParse(normalized);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ModelError(
+      'bad_answer',
+      `model "${model}" answered an action Benchtop cannot perform (${issue.path.join('.')}: ${issue.message})`,
+    );
+  }
+  return parsed.data;
+}
+
+function callsOf(output: OutputItem[]): string[] {
+  return output.flatMap((item) =>
+    item.type === 'computer_call' || item.type === 'function_call' ? [item.call_id] : [],
+  );
+}
+
+function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof ModelError) return { code: `model_${error.kind}`, message: error.message };
+  return {
+    code: 'internal',
+    message: `Benchtop failed while asking the model: ${(error as Error).message ?? String(error)}`,
+  };
+}
+
+function sequenced(sink: ResponseEventSink | undefined) {
+  let sequence = 0;
+  return (event: Omit<ResponseStreamEvent, 'sequence_number'>) => {
+    sink?.({ ...event, sequence_number: sequence++ } as ResponseStreamEvent);
+  };
+}
+
+function emitItem(
+  emit: (event: Omit<ResponseStreamEvent, 'sequence_number'>) => void,
+  item: OutputItem,
+  index: number,
+): void {
+  if (item.type !== 'message') {
+    emit({ type: 'response.output_item.added', output_index: index, item });
+    emit({ type: 'response.output_item.done', output_index: index, item });
+    return;
+  }
+  emit({ type: 'response.output_item.added', output_index: index, item: { ...item, content: [] } });
+  item.content.forEach((part, contentIndex) =>
+    emit({
+      type: 'response.output_text.delta',
+      output_index: index,
+      item_id: item.id,
+      content_index: contentIndex,
+      delta: part.text,
+    }),
+  );
+  emit({ type: 'response.output_item.done', output_index: index, item });
+}
+
+function snapshot(stored: StoredResponse): ResponseObject {
+  return structuredClone(stored.body);
+}

@@ -1,0 +1,44 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Db = Database.Database;
+
+/** Schema steps in order; user_version counts how many ran. Never edit one that shipped. */
+const MIGRATIONS = [
+  `CREATE TABLE responses (
+     id TEXT PRIMARY KEY,
+     org TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     status TEXT NOT NULL,
+     previous_id TEXT,
+     conversation_id TEXT NOT NULL,
+     turn INTEGER NOT NULL,
+     model TEXT NOT NULL,
+     body TEXT NOT NULL,
+     input TEXT NOT NULL,
+     state TEXT,
+     open_calls TEXT NOT NULL
+   );
+   CREATE INDEX responses_org ON responses (org, created_at);`,
+];
+
+/**
+ * The embedded database for responses and tasks: one file in the data dir, WAL journal (a crash
+ * keeps every committed transaction), foreign writers refused by SQLite's own locking.
+ */
+export function openDatabase(file: string): Db {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let step = version; step < MIGRATIONS.length; step++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[step]!);
+      db.pragma(`user_version = ${step + 1}`);
+    })();
+  }
+  return db;
+}
