@@ -1,8 +1,6 @@
 import {
-  OutputAction,
   type CreateResponseBody,
   type InputItem,
-  type OutputItem,
   type ResponseObject,
   type ResponseStreamEvent,
   type Tool,
@@ -12,13 +10,9 @@ import { newId, now } from '../ids.js';
 import type { ResponseStore, StoredResponse } from '../store/response-store.js';
 import { ConversationBuilder } from './conversation.js';
 import type { ImageResolver } from './image-resolver.js';
-import {
-  ModelError,
-  type ComputerToolSpec,
-  type ModelReply,
-  type ReplyItem,
-} from './model-provider.js';
+import { ModelError, type ComputerToolSpec, type ModelReply } from './model-provider.js';
 import type { ModelRegistry, ResolvedModel } from './model-registry.js';
+import { callsOf, emitItem, toOutputItem, type Emit } from './output-items.js';
 
 export type ResponseEventSink = (event: ResponseStreamEvent) => void;
 
@@ -37,9 +31,6 @@ export type Started = {
 };
 
 type Run = { stored: StoredResponse; controller: AbortController; ended: boolean };
-
-const CLICKS = new Set(['click', 'double_click', 'triple_click', 'mouse_down', 'mouse_up']);
-const COORDINATES = ['x', 'y', 'end_x', 'end_y', 'scroll_x', 'scroll_y'] as const;
 
 /**
  * The Responses API of §9: conversation state, storage, streaming and cancel. Each model call is
@@ -179,7 +170,7 @@ export class ResponsesService {
   private async run(
     run: Run,
     model: ResolvedModel,
-    emit: (event: Omit<ResponseStreamEvent, 'sequence_number'>) => void,
+    emit: Emit,
     call: () => Promise<ModelReply>,
   ): Promise<ResponseObject> {
     const { stored } = run;
@@ -213,10 +204,7 @@ export class ResponsesService {
   }
 
   /** The run was cancelled or deleted while the model worked: its answer is dropped. */
-  private settle(
-    run: Run,
-    emit: (event: Omit<ResponseStreamEvent, 'sequence_number'>) => void,
-  ): ResponseObject {
+  private settle(run: Run, emit: Emit): ResponseObject {
     emit({ type: 'response.cancelled', response: snapshot(run.stored) });
     return snapshot(run.stored);
   }
@@ -285,72 +273,6 @@ function computerTool(tools: Tool[] | undefined): ComputerToolSpec | null {
   return null;
 }
 
-function toOutputItem(item: ReplyItem, model: string): OutputItem {
-  switch (item.type) {
-    case 'reasoning':
-      return {
-        id: newId('rs'),
-        type: 'reasoning',
-        summary: [{ type: 'summary_text', text: item.text }],
-      };
-    case 'message':
-      return {
-        id: newId('msg'),
-        type: 'message',
-        role: 'assistant',
-        status: 'completed',
-        content: [{ type: 'output_text', text: item.text, annotations: [] }],
-      };
-    case 'computer_call':
-      return {
-        id: newId('cu'),
-        type: 'computer_call',
-        call_id: ownCallId(item.call_id),
-        status: 'completed',
-        pending_safety_checks: [],
-        action: normalizeAction(item.action, model),
-      };
-    case 'function_call':
-      return {
-        id: newId('fc'),
-        type: 'function_call',
-        call_id: ownCallId(item.call_id),
-        name: item.name,
-        arguments: item.arguments,
-        status: 'completed',
-      };
-  }
-}
-
-function ownCallId(callId: string | undefined): string {
-  return callId && /^call_[A-Za-z0-9_.-]+$/.test(callId) ? callId : newId('call');
-}
-
-/** Integer pixels and a button on every click, whatever the provider sent. */
-function normalizeAction(action: OutputAction, model: string): OutputAction {
-  const normalized: Record<string, unknown> = { ...action };
-  for (const key of COORDINATES) {
-    if (typeof normalized[key] === 'number') normalized[key] = Math.round(normalized[key]);
-  }
-  if (action.type === 'right_click') normalized.button ??= 'right';
-  else if (CLICKS.has(action.type)) normalized.button ??= 'left';
-  const parsed = OutputAction.safeParse(normalized);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ModelError(
-      'bad_answer',
-      `model "${model}" answered an action Benchtop cannot perform (${issue.path.join('.')}: ${issue.message})`,
-    );
-  }
-  return parsed.data;
-}
-
-function callsOf(output: OutputItem[]): string[] {
-  return output.flatMap((item) =>
-    item.type === 'computer_call' || item.type === 'function_call' ? [item.call_id] : [],
-  );
-}
-
 function describeFailure(error: unknown): { code: string; message: string } {
   if (error instanceof ModelError) return { code: `model_${error.kind}`, message: error.message };
   return {
@@ -364,29 +286,6 @@ function sequenced(sink: ResponseEventSink | undefined) {
   return (event: Omit<ResponseStreamEvent, 'sequence_number'>) => {
     sink?.({ ...event, sequence_number: sequence++ } as ResponseStreamEvent);
   };
-}
-
-function emitItem(
-  emit: (event: Omit<ResponseStreamEvent, 'sequence_number'>) => void,
-  item: OutputItem,
-  index: number,
-): void {
-  if (item.type !== 'message') {
-    emit({ type: 'response.output_item.added', output_index: index, item });
-    emit({ type: 'response.output_item.done', output_index: index, item });
-    return;
-  }
-  emit({ type: 'response.output_item.added', output_index: index, item: { ...item, content: [] } });
-  item.content.forEach((part, contentIndex) =>
-    emit({
-      type: 'response.output_text.delta',
-      output_index: index,
-      item_id: item.id,
-      content_index: contentIndex,
-      delta: part.text,
-    }),
-  );
-  emit({ type: 'response.output_item.done', output_index: index, item });
 }
 
 function snapshot(stored: StoredResponse): ResponseObject {
