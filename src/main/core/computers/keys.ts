@@ -50,7 +50,14 @@ export const MODIFIERS = new Set<Key>(['shift', 'control', 'alt', 'meta']);
 
 /** Parses one key name, or a '+'-joined combination ("ctrl+a", "ctrl++"), into keys. */
 export function parseKeyCombo(text: string, param: string): Key[] {
-  if ([...text].length === 1) return [parseKeyName(text, param, text)];
+  return splitKeyCombo(text).map((part) => parseKeyName(part, param, text));
+}
+
+/**
+ * The names in a '+'-joined combination, unchecked: "ctrl+shift+t" → ctrl, shift, t. A '+' right
+ * after a separator (or at the start) is the plus key itself, so "ctrl++" is ctrl and '+'.
+ */
+export function splitKeyCombo(text: string): string[] {
   const parts: string[] = [];
   let current = '';
   for (const char of text) {
@@ -62,7 +69,7 @@ export function parseKeyCombo(text: string, param: string): Key[] {
     }
   }
   if (current !== '') parts.push(current);
-  return parts.map((part) => parseKeyName(part, param, text));
+  return parts;
 }
 
 function parseKeyName(name: string, param: string, whole: string): Key {

@@ -1,63 +1,5 @@
 import { parseKeyCombo, type Key } from '../../computers/keys.js';
-
-/**
- * X keysym names Claude writes (its `key` action uses xdotool syntax) that Benchtop's own key
- * names do not cover: punctuation by name, the keypad, left/right modifiers, Prior/Next.
- */
-const KEYSYMS: Record<string, string> = {
-  prior: 'pageup',
-  next: 'pagedown',
-  kpenter: 'enter',
-  isolefttab: 'tab',
-  controll: 'control',
-  controlr: 'control',
-  shiftl: 'shift',
-  shiftr: 'shift',
-  altl: 'alt',
-  altr: 'alt',
-  metal: 'meta',
-  metar: 'meta',
-  superl: 'meta',
-  superr: 'meta',
-  minus: '-',
-  plus: '+',
-  equal: '=',
-  period: '.',
-  comma: ',',
-  slash: '/',
-  backslash: '\\',
-  semicolon: ';',
-  colon: ':',
-  apostrophe: "'",
-  quotedbl: '"',
-  grave: '`',
-  asciitilde: '~',
-  exclam: '!',
-  at: '@',
-  numbersign: '#',
-  dollar: '$',
-  percent: '%',
-  asciicircum: '^',
-  ampersand: '&',
-  asterisk: '*',
-  parenleft: '(',
-  parenright: ')',
-  underscore: '_',
-  bracketleft: '[',
-  bracketright: ']',
-  braceleft: '{',
-  braceright: '}',
-  bar: '|',
-  less: '<',
-  greater: '>',
-  question: '?',
-  kpadd: '+',
-  kpsubtract: '-',
-  kpmultiply: '*',
-  kpdivide: '/',
-  kpdecimal: '.',
-};
-for (let digit = 0; digit <= 9; digit++) KEYSYMS[`kp${digit}`] = String(digit);
+import { providerKeys } from './provider-keys.js';
 
 /** Benchtop key names written back the way Claude writes them, for the history it is sent. */
 const XDOTOOL: Record<string, string> = {
@@ -87,34 +29,11 @@ const XDOTOOL: Record<string, string> = {
  * name is unknown.
  */
 export function keysFromXdotool(combo: string): Key[] | null {
-  const parts = [...combo].length === 1 ? [combo] : splitCombo(combo);
-  if (parts.length === 0) return null;
-  const keys: Key[] = [];
-  for (const part of parts) {
-    const alias = KEYSYMS[part.toLowerCase().replace(/[\s_-]/g, '')];
-    try {
-      keys.push(...parseKeyCombo(alias ?? part, 'keys'));
-    } catch {
-      return null;
-    }
+  try {
+    return providerKeys(combo);
+  } catch {
+    return null;
   }
-  return keys;
-}
-
-/** "ctrl++" is ctrl and plus: a '+' right after a separator is the key itself. */
-function splitCombo(combo: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  for (const char of combo) {
-    if (char === '+' && current !== '') {
-      parts.push(current);
-      current = '';
-    } else {
-      current += char;
-    }
-  }
-  if (current !== '') parts.push(current);
-  return parts;
 }
 
 /** Keys (any spelling Benchtop accepts) as one xdotool combination. */

@@ -1,8 +1,9 @@
 import { MAX_WAIT_MS } from '../../../../shared/actions.js';
 import type { OutputAction } from '../../../../shared/responses.js';
-import { parseKeyCombo } from '../../computers/keys.js';
+import { splitKeyCombo } from '../../computers/keys.js';
 import { ModelError, scaleFrom999, type ComputerToolSpec } from '../model-provider.js';
 import { detail } from '../provider-http.js';
+import { providerKey } from './provider-keys.js';
 
 /**
  * Northstar's computer actions ↔ the contract's (API.md §9). Northstar places points in a 0–999
@@ -27,26 +28,6 @@ const BUTTONS: ReadonlySet<string> = new Set([
 /** Where a scroll without a position happens: the middle of the screen, as Lightcone's agent does. */
 const CENTRE = 499.5;
 const DEFAULT_WAIT_MS = 1000;
-
-/** xdotool / X11 names Northstar sometimes uses that keys.ts does not know. */
-const KEY_ALIASES: Record<string, string> = {
-  superl: 'meta',
-  superr: 'meta',
-  metal: 'meta',
-  metar: 'meta',
-  controll: 'control',
-  controlr: 'control',
-  shiftl: 'shift',
-  shiftr: 'shift',
-  altl: 'alt',
-  altr: 'alt',
-  prior: 'pageup',
-  next: 'pagedown',
-  kpenter: 'enter',
-  spacebar: 'space',
-  plus: '+',
-  minus: '-',
-};
 
 function malformed(raw: unknown, why: string): ModelError {
   return new ModelError(
@@ -129,34 +110,15 @@ function scroll(type: 'scroll' | 'hscroll') {
 
 /** Every spelling of a key list Northstar uses, flattened into Benchtop key names. */
 function normalizeKeys(raw: Raw): string[] {
-  const names = flattenKeys(raw.keys ?? raw.key, raw).flatMap(comboParts);
+  const names = flattenKeys(raw.keys ?? raw.key, raw).flatMap(splitKeyCombo);
   if (names.length === 0) throw malformed(raw, 'no keys');
   return names.map((name) => {
-    const alias = KEY_ALIASES[name.toLowerCase().replace(/[\s_-]/g, '')];
-    if (alias) return alias;
     try {
-      return parseKeyCombo(name, 'keys')[0]!;
+      return providerKey(name);
     } catch {
       throw malformed(raw, `unknown key "${name}"`);
     }
   });
-}
-
-/** "ctrl+shift+t" → its names; "ctrl++" ends with the "+" key, as keys.ts reads it. */
-function comboParts(text: string): string[] {
-  if ([...text].length === 1) return [text];
-  const parts: string[] = [];
-  let current = '';
-  for (const char of text) {
-    if (char === '+' && current !== '') {
-      parts.push(current);
-      current = '';
-    } else {
-      current += char;
-    }
-  }
-  if (current !== '') parts.push(current);
-  return parts;
 }
 
 function flattenKeys(value: unknown, raw: Raw): string[] {

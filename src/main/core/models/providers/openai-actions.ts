@@ -1,42 +1,10 @@
 import type { OutputAction } from '../../../../shared/responses.js';
-import { parseKeyCombo } from '../../computers/keys.js';
+import { splitKeyCombo } from '../../computers/keys.js';
 import { ModelError, type ComputerToolSpec } from '../model-provider.js';
+import { providerKey } from './provider-keys.js';
 
 /** An action object as OpenAI writes it (`computer_call.action`, or one of `actions`). */
 export type OpenAIAction = Record<string, unknown>;
-
-/** X11 keysym spellings and symbol names models borrow from xdotool, which keys.ts does not know. */
-const KEY_ALIASES: Record<string, string> = {
-  controll: 'control',
-  controlr: 'control',
-  ctrll: 'control',
-  ctrlr: 'control',
-  shiftl: 'shift',
-  shiftr: 'shift',
-  altl: 'alt',
-  altr: 'alt',
-  superl: 'meta',
-  superr: 'meta',
-  metal: 'meta',
-  metar: 'meta',
-  kpenter: 'enter',
-  prior: 'pageup',
-  next: 'pagedown',
-  minus: '-',
-  plus: '+',
-  equal: '=',
-  period: '.',
-  comma: ',',
-  slash: '/',
-  backslash: '\\',
-  semicolon: ';',
-  apostrophe: "'",
-  quote: "'",
-  grave: '`',
-  backquote: '`',
-  bracketleft: '[',
-  bracketright: ']',
-};
 
 /** Benchtop's canonical key names as OpenAI's own examples spell them ("CTRL", "ESC"). */
 const OPENAI_KEY_NAMES: Record<string, string> = { control: 'CTRL', escape: 'ESC', meta: 'CMD' };
@@ -169,38 +137,15 @@ export function toBenchtopKeys(keys: unknown, action: OpenAIAction): string[] {
     throw badAnswer(`a ${String(action.type)} action without a list of key names`, action);
   }
   return (keys as string[]).flatMap((entry) =>
-    splitCombo(entry).map((k) => benchtopKey(k, action)),
+    splitKeyCombo(entry).map((name) => {
+      try {
+        return providerKey(name, { lowercaseCapitals: true });
+      } catch {
+        // Reported as the model's mistake, not the client's.
+        throw badAnswer(`a key name Benchtop does not know ("${name}")`, action);
+      }
+    }),
   );
-}
-
-function splitCombo(text: string): string[] {
-  if ([...text].length === 1) return [text];
-  const parts: string[] = [];
-  let current = '';
-  for (const char of text) {
-    if (char === '+' && current !== '') {
-      parts.push(current);
-      current = '';
-    } else {
-      current += char;
-    }
-  }
-  if (current !== '') parts.push(current);
-  return parts;
-}
-
-function benchtopKey(name: string, action: OpenAIAction): string {
-  // OpenAI writes letters in capitals ("CTRL", "A"); a capital would mean Shift to Benchtop.
-  if (/^[A-Z]$/.test(name)) return name.toLowerCase();
-  const alias =
-    [...name].length === 1 ? undefined : KEY_ALIASES[name.toLowerCase().replace(/[\s_-]/g, '')];
-  try {
-    const [key] = parseKeyCombo(alias ?? name, 'keys');
-    if (key !== undefined) return key;
-  } catch {
-    // Reported below as the model's mistake, not the client's.
-  }
-  throw badAnswer(`a key name Benchtop does not know ("${name}")`, action);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { OutputAction } from '../../../../shared/responses.js';
-import { parseKeyCombo } from '../../computers/keys.js';
 import { ModelError, scaleFrom999, type ComputerToolSpec } from '../model-provider.js';
+import { providerKeys } from './provider-keys.js';
 
 /** Arguments of the `computer` tool as a model gives them: coordinates on the 0–999 grid. */
 export type ActionArgs = Record<string, unknown>;
@@ -227,35 +227,17 @@ function oneKey(args: ActionArgs, context: ActionContext): string[] | undefined 
 
 /** Benchtop key names for "ctrl+shift+t", "ctrl c" (UI-TARS), "Page_Down", "Control_L", "Prior"… */
 export function keyNames(entry: string, context: Pick<ActionContext, 'who'>): string[] {
-  const attempt = (parts: string[]) =>
-    parts.flatMap((part) => {
-      if (!part) throw new Error('empty key');
-      return parseKeyCombo(keyAlias(part), 'keys');
-    });
   try {
-    return attempt(entry.split(/(?<=[^+])\+/));
+    // A '+' ending a name is no separator here: "ctrl +" is UI-TARS's ctrl and plus.
+    if (/[^+]\+$/.test(entry)) throw new Error('not a combination');
+    return providerKeys(entry);
   } catch {
     try {
-      return attempt(entry.split(/\s+/));
+      return entry.split(/\s+/).flatMap((part) => providerKeys(part));
     } catch {
       throw badAnswer(context, `an unknown key "${entry}"`, entry);
     }
   }
-}
-
-const KEY_ALIASES: Record<string, string> = {
-  prior: 'pageup',
-  next: 'pagedown',
-  kpenter: 'enter',
-  spacebar: 'space',
-  plus: '+',
-  minus: '-',
-};
-
-function keyAlias(name: string): string {
-  const compact = name.toLowerCase().replace(/[\s_-]/g, '');
-  const sided = /^(control|ctrl|shift|alt|super|meta)[lr]$/.exec(compact);
-  return sided?.[1] ?? KEY_ALIASES[compact] ?? name;
 }
 
 function button(args: ActionArgs, context: ActionContext): OutputAction['button'] {
