@@ -1,4 +1,5 @@
-import type { OutputAction } from '../../../../shared/responses.js';
+import { MAX_WAIT_MS } from '../../../../shared/actions.js';
+import { OUTPUT_ACTION_TYPES, type OutputAction } from '../../../../shared/responses.js';
 import { ModelError, scaleFrom999, type ComputerToolSpec } from '../model-provider.js';
 import { providerKeys } from './provider-keys.js';
 
@@ -39,31 +40,8 @@ const ALIASES: Record<string, Alias> = {
   // The client answers every call with a fresh screenshot, so asking for one is a zero wait.
   screenshot: { type: 'wait', fixed: { ms: 0 } },
 };
-const TYPES = new Set<string>([
-  'click',
-  'double_click',
-  'triple_click',
-  'right_click',
-  'type',
-  'key',
-  'keypress',
-  'key_down',
-  'key_up',
-  'scroll',
-  'hscroll',
-  'navigate',
-  'drag',
-  'wait',
-  'terminate',
-  'answer',
-  'done',
-  'mouse_down',
-  'mouse_up',
-  'move',
-]);
+const TYPES: ReadonlySet<string> = new Set(OUTPUT_ACTION_TYPES);
 const BUTTONS = new Set(['left', 'right', 'middle', 'wheel', 'back', 'forward']);
-/** The contract's longest wait; a longer one would be refused by the computer. */
-const MAX_WAIT_MS = 55_000;
 
 export function isActionName(name: string): boolean {
   const key = name.toLowerCase().replace(/[\s-]/g, '_');
