@@ -362,7 +362,7 @@ describe('openai-compatible provider: chat', () => {
   });
 
   it('streams the chunks as they come', async () => {
-    fake.reply({ events: fixture('chat-stream') as unknown[] });
+    fake.reply({ sse: fixture('chat-stream') as unknown[] });
     const reply = await createOpenAICompatibleProvider(context()).chat({
       body: { ...body, stream: true },
       signal: new AbortController().signal,
