@@ -47,4 +47,13 @@ export const ROUTES = [
   'POST /v1/responses/:id/cancel',
   'GET /v1/models',
   'POST /v1/chat/completions',
+  'POST /agent/tasks',
+  'POST /agent/tasks/stream',
+  'GET /agent/tasks',
+  'GET /agent/tasks/:id',
+  'GET /agent/tasks/:id/events',
+  'POST /agent/tasks/:id/pause',
+  'POST /agent/tasks/:id/resume',
+  'POST /agent/tasks/:id/cancel',
+  'POST /agent/tasks/:id/messages',
 ] as const;

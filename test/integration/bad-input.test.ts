@@ -40,6 +40,7 @@ const VALID_BODY: Partial<Record<Route, unknown>> = {
   'POST /computers/:id/tabs': {},
   'POST /computers/:id/exec': { command: 'true' },
   'POST /computers/:id/exec/sync': { command: 'true' },
+  'POST /agent/tasks/:id/messages': { message: 'hi' },
 };
 
 /** Routes whose body is a JSON object with fields (non-object JSON must be refused there). */
@@ -50,6 +51,9 @@ const BODY_ROUTES: Route[] = [
   'POST /computers/:id/exec/sync',
   'POST /v1/responses',
   'POST /v1/chat/completions',
+  'POST /agent/tasks',
+  'POST /agent/tasks/stream',
+  'POST /agent/tasks/:id/messages',
 ];
 
 const UNKNOWN_COMPUTER = 'comp_doesnotexist000000000';
@@ -750,6 +754,26 @@ const CASES: Case[] = [
     /unknown model/,
   ),
 
+  // ---- agent tasks
+  bad('POST /agent/tasks', 'no instruction', {}, 'instruction', /instruction is required/),
+  bad('POST /agent/tasks', 'kind unknown', { instruction: 'x', kind: 'phone' }, 'kind'),
+  bad('POST /agent/tasks', 'max_steps over 500', { instruction: 'x', max_steps: 501 }, 'max_steps'),
+  bad(
+    'POST /agent/tasks',
+    'unknown model',
+    { instruction: 'x', model: 'nope' },
+    'model',
+    /unknown model/,
+  ),
+  bad(
+    'POST /agent/tasks',
+    'bad screenshot_mode',
+    { instruction: 'x', screenshot_mode: 'gif' },
+    'screenshot_mode',
+  ),
+  bad('POST /agent/tasks/stream', 'no instruction', {}, 'instruction', /instruction is required/),
+  bad('POST /agent/tasks/:id/messages', 'no message', {}, 'message', /message is required/),
+
   // ---- JSON that is not an object
   ...BODY_ROUTES.flatMap((route): Case[] =>
     [
@@ -823,6 +847,12 @@ const succeeded = (response: ApiResponse<ActionResult>) => {
 };
 
 const ACCEPTED: Accepted[] = [
+  {
+    route: 'GET /agent/tasks',
+    name: 'unknown query parameters',
+    query: '?limit=1',
+    check: (response) => expect(Array.isArray(response.body)).toBe(true),
+  },
   {
     route: 'GET /v1/models',
     name: 'unknown query parameters',

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { TaskService } from './agent/task-service.js';
 import { ActionRunner } from './computers/action-runner.js';
 import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
@@ -14,6 +15,7 @@ import { ResponsesService } from './models/responses-service.js';
 import { openDatabase } from './store/database.js';
 import { EnvironmentStore } from './store/environment-store.js';
 import { ResponseStore } from './store/response-store.js';
+import { TaskStore } from './store/task-store.js';
 import { KeyStore } from './store/key-store.js';
 
 export type CoreOptions = {
@@ -62,6 +64,15 @@ export async function createCore(options: CoreOptions) {
     new ImageResolver(screenshots, () => baseUrl),
   );
   const chat = new ChatService(models);
+  const tasks = new TaskService({
+    store: new TaskStore(database),
+    responses,
+    actions,
+    events,
+    screenshots,
+    computers,
+    models,
+  });
   browsers.prewarm();
 
   const screencasts = new ScreencastHub();
@@ -81,6 +92,7 @@ export async function createCore(options: CoreOptions) {
     models,
     responses,
     chat,
+    tasks,
     get baseUrl() {
       return baseUrl;
     },
@@ -89,6 +101,7 @@ export async function createCore(options: CoreOptions) {
       baseUrl = url.replace(/\/$/, '');
     },
     async close() {
+      await tasks.close();
       await screencasts.close();
       await computers.close();
       await browsers.close();

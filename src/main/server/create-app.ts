@@ -15,6 +15,7 @@ import { publicRoutes } from './routes/public.routes.js';
 import { responseRoutes } from './routes/responses.routes.js';
 import { screencastRoutes } from './routes/screencast.routes.js';
 import { tabRoutes } from './routes/tabs.routes.js';
+import { taskRoutes } from './routes/tasks.routes.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const PUBLIC = /^\/(health|openapi\.json|screenshots\/)/;
@@ -51,6 +52,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
   environmentRoutes(routes, core);
   responseRoutes(routes, core);
   modelRoutes(routes, core);
+  taskRoutes(routes, core);
   app.use(router);
 
   app.use((req, res) => {

@@ -21,6 +21,20 @@ const MIGRATIONS = [
      open_calls TEXT NOT NULL
    );
    CREATE INDEX responses_org ON responses (org, created_at);`,
+  `CREATE TABLE tasks (
+     id TEXT PRIMARY KEY,
+     org TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     status TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX tasks_org ON tasks (org, created_at);
+   CREATE TABLE task_events (
+     task_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (task_id, seq)
+   );`,
 ];
 
 /**

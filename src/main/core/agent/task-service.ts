@@ -1,0 +1,161 @@
+import type { StartTaskBody, Task, TaskEvent, TaskStatus } from '../../../shared/tasks.js';
+import { EXIT_CODES } from '../../../shared/tasks.js';
+import type { ComputerRegistry } from '../computers/computer-registry.js';
+import type { ComputerSession } from '../computers/computer-session.js';
+import { invalidRequest, notFound } from '../errors.js';
+import { newId, now } from '../ids.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import { TaskRun, type TaskDeps } from './task-run.js';
+
+export type TaskServiceDeps = TaskDeps & { computers: ComputerRegistry; models: ModelRegistry };
+
+const SHUTDOWN = 'shutdown: Benchtop stopped while the task was running';
+
+/** Agent tasks (API.md §8, §12): start, inspect, steer and end them; their runs live here. */
+export class TaskService {
+  private readonly runs = new Map<string, TaskRun>();
+  private readonly loops = new Set<Promise<void>>();
+
+  constructor(private readonly deps: TaskServiceDeps) {
+    for (const { task } of deps.store.unfinished()) {
+      task.status = 'failed';
+      task.exit_code = EXIT_CODES.failed;
+      task.error = SHUTDOWN;
+      task.updated_at = now();
+      deps.store.update(task);
+      const seq = deps.store.nextSeq(task.task_id);
+      deps.store.append(task.task_id, seq, {
+        type: 'failed',
+        task_id: task.task_id,
+        step: task.steps,
+        timestamp: task.updated_at,
+        error: SHUTDOWN,
+      });
+    }
+  }
+
+  /** Starts a task on a new computer, or on `computer_id`; answers once it runs. */
+  async start(org: string, body: StartTaskBody): Promise<TaskRun> {
+    const model = this.deps.models.resolve(body.model).name;
+    const session = await this.computerFor(org, body);
+    const ownsComputer = !body.computer_id && !body.persistent;
+    const at = now();
+    const task: Task = {
+      task_id: newId('task'),
+      status: 'running',
+      exit_code: null,
+      computer_id: session.id,
+      instruction: body.instruction,
+      model,
+      steps: 0,
+      max_steps: body.max_steps,
+      created_at: at,
+      updated_at: at,
+      result: null,
+      error: null,
+    };
+    this.deps.store.insert(org, task);
+    const run = new TaskRun(task, session, this.deps, {
+      org,
+      temperature: body.temperature,
+      screenshotMode: body.screenshot_mode,
+      ownsComputer,
+      endComputer: () => this.deps.computers.delete(org, session.id),
+    });
+    this.runs.set(task.task_id, run);
+    const loop = run.run().finally(() => {
+      this.runs.delete(task.task_id);
+      this.loops.delete(loop);
+    });
+    this.loops.add(loop);
+    return run;
+  }
+
+  get(org: string, id: string): Task {
+    const run = this.runs.get(id);
+    if (run?.org === org) return structuredClone(run.task);
+    const task = this.deps.store.get(org, id);
+    if (!task) throw notFound(`no task ${id}`);
+    return task;
+  }
+
+  list(org: string): Task[] {
+    return this.deps.store.list(org);
+  }
+
+  pause(org: string, id: string): { status: TaskStatus } {
+    const run = this.running(org, id, 'paused', ['running']);
+    run.pause();
+    return { status: run.task.status };
+  }
+
+  resume(org: string, id: string): { status: TaskStatus } {
+    const run = this.running(org, id, 'resumed', ['paused']);
+    run.resume();
+    return { status: run.task.status };
+  }
+
+  message(org: string, id: string, text: string): { status: TaskStatus } {
+    const run = this.running(org, id, 'sent a message', ['running', 'paused']);
+    run.message(text);
+    return { status: run.task.status };
+  }
+
+  cancel(org: string, id: string): { status: TaskStatus } {
+    const run = this.running(org, id, 'cancelled', ['running', 'paused']);
+    run.abort({ status: 'cancelled' });
+    return { status: 'cancelled' };
+  }
+
+  /**
+   * The task's events so far, then each new one until the terminal event (`done` tells whether
+   * that already came).
+   */
+  follow(
+    org: string,
+    id: string,
+    listener: (event: TaskEvent) => void,
+  ): { replay: TaskEvent[]; done: boolean; unsubscribe: () => void } {
+    const run = this.runs.get(id);
+    if (run?.org === org && !run.finished) return { ...run.follow(listener), done: false };
+    this.get(org, id);
+    return { replay: this.deps.store.events(id), done: true, unsubscribe: () => {} };
+  }
+
+  /** Ends every running task as failed (shutdown) and waits for their loops. */
+  async close(): Promise<void> {
+    for (const run of this.runs.values()) run.abort({ status: 'failed', error: SHUTDOWN });
+    await Promise.all(this.loops);
+  }
+
+  private running(org: string, id: string, verb: string, allowed: TaskStatus[]): TaskRun {
+    const run = this.runs.get(id);
+    const task = run?.org === org ? run.task : this.get(org, id);
+    if (!run || run.finished || !allowed.includes(task.status)) {
+      throw invalidRequest(
+        `task ${id} is ${task.status}; only a ${allowed.join(' or ')} task can be ${verb}`,
+      );
+    }
+    return run;
+  }
+
+  private async computerFor(org: string, body: StartTaskBody): Promise<ComputerSession> {
+    if (body.computer_id) {
+      try {
+        return this.deps.computers.getRunning(org, body.computer_id);
+      } catch (error) {
+        throw (error as { withParam?: (p: string) => Error }).withParam?.('computer_id') ?? error;
+      }
+    }
+    const display =
+      body.viewport_width || body.viewport_height
+        ? { width: body.viewport_width ?? 1280, height: body.viewport_height ?? 720, scale: 1 }
+        : undefined;
+    return this.deps.computers.create(org, {
+      kind: body.kind,
+      display,
+      persistent: body.persistent,
+      environment_id: body.environment_id,
+    } as Parameters<ComputerRegistry['create']>[1]);
+  }
+}

@@ -1,0 +1,70 @@
+import type { Task, TaskEvent } from '../../../shared/tasks.js';
+import type { Db } from './database.js';
+
+/** Tasks and their event logs per organization, durable in SQLite. */
+export class TaskStore {
+  private readonly statements;
+
+  constructor(db: Db) {
+    this.statements = {
+      insert: db.prepare(
+        'INSERT INTO tasks (id, org, created_at, status, body) VALUES (?, ?, ?, ?, ?)',
+      ),
+      update: db.prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?'),
+      get: db.prepare('SELECT body FROM tasks WHERE id = ? AND org = ?'),
+      list: db.prepare('SELECT body FROM tasks WHERE org = ? ORDER BY created_at DESC, rowid DESC'),
+      unfinished: db.prepare("SELECT org, body FROM tasks WHERE status IN ('running', 'paused')"),
+      append: db.prepare('INSERT INTO task_events (task_id, seq, body) VALUES (?, ?, ?)'),
+      events: db.prepare('SELECT body FROM task_events WHERE task_id = ? ORDER BY seq'),
+      lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM task_events WHERE task_id = ?'),
+    };
+  }
+
+  insert(org: string, task: Task): void {
+    this.statements.insert.run(
+      task.task_id,
+      org,
+      task.created_at,
+      task.status,
+      JSON.stringify(task),
+    );
+  }
+
+  update(task: Task): void {
+    this.statements.update.run(task.status, JSON.stringify(task), task.task_id);
+  }
+
+  get(org: string, id: string): Task | undefined {
+    const row = this.statements.get.get(id, org) as { body: string } | undefined;
+    return row && (JSON.parse(row.body) as Task);
+  }
+
+  /** Newest first. */
+  list(org: string): Task[] {
+    return (this.statements.list.all(org) as Array<{ body: string }>).map(
+      (row) => JSON.parse(row.body) as Task,
+    );
+  }
+
+  /** Tasks a previous run left running or paused: nothing drives them now. */
+  unfinished(): Array<{ org: string; task: Task }> {
+    return (this.statements.unfinished.all() as Array<{ org: string; body: string }>).map(
+      (row) => ({ org: row.org, task: JSON.parse(row.body) as Task }),
+    );
+  }
+
+  append(taskId: string, seq: number, event: TaskEvent): void {
+    this.statements.append.run(taskId, seq, JSON.stringify(event));
+  }
+
+  events(taskId: string): TaskEvent[] {
+    return (this.statements.events.all(taskId) as Array<{ body: string }>).map(
+      (row) => JSON.parse(row.body) as TaskEvent,
+    );
+  }
+
+  nextSeq(taskId: string): number {
+    const row = this.statements.lastSeq.get(taskId) as { seq: number | null };
+    return (row.seq ?? -1) + 1;
+  }
+}
