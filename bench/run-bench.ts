@@ -23,6 +23,7 @@ import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-
 import { SseReader } from '../test/helpers/sse.js';
 import { startTestServer, type TestServer } from '../test/helpers/test-server.js';
 import { benchModels, benchResponses } from './responses-bench.js';
+import { benchTaskSteps } from './tasks-bench.js';
 
 /**
  * warm_pool 2 is the shipped default (the test helper sets 1). The limits are raised so they never
@@ -843,6 +844,18 @@ async function main(): Promise<void> {
       { kind: 'absolute', maxMs: 15 },
       'whole HTTP call; the scripted model reads its script file each call (no delay)',
     ),
+  );
+  await benchTaskSteps(
+    client,
+    { url: server.url, key: server.key, page: bench.url, model: 'bench-scripted' },
+    timed,
+    (samples) =>
+      report(
+        'agent task step (scripted model): screenshot → model → click',
+        samples,
+        { kind: 'ratio', factor: 1.2 },
+        'api = time between consecutive screenshot events at an SSE client; raw = POST screenshot + POST click through the API',
+      ),
   );
   await benchDesktop(bench);
   await benchScreencast(bench);
