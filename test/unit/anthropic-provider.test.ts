@@ -18,6 +18,7 @@ import {
   startFakeAnthropic,
   type FakeAnthropic,
 } from '../helpers/fake-anthropic.js';
+import { modelRequest } from '../helpers/model-request.js';
 
 const KEY = 'sk-ant-api03-test-secret-key';
 const HINT = 'set ANTHROPIC_API_KEY in the environment Benchtop runs in';
@@ -51,21 +52,7 @@ function provider(context: Partial<ProviderContext> = {}, config: Record<string,
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: 'claude-sonnet-4-5',
-    instructions: null,
-    conversation: [{ type: 'message', role: 'user', content: [{ type: 'text', text: 'Go' }] }],
-    continuation: null,
-    computer: { width: 1280, height: 720, environment: 'browser' },
-    functions: [],
-    temperature: null,
-    top_p: null,
-    max_output_tokens: null,
-    conversationId: 'conv_1',
-    turn: 0,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
+  return modelRequest({ model: 'claude-sonnet-4-5', ...overrides });
 }
 
 /** The recorded computer-use answer with its content replaced by these tool_use inputs. */

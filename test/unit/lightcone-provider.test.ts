@@ -9,6 +9,7 @@ import {
 } from '../../src/main/core/models/model-provider.js';
 import { createLightconeProvider } from '../../src/main/core/models/providers/lightcone-provider.js';
 import { startFakeLightcone, type FakeLightcone } from '../helpers/fake-lightcone.js';
+import { modelRequest } from '../helpers/model-request.js';
 
 const KEY = 'lc_live_s3cr3t-key-0123456789';
 const HINT = 'set LIGHTCONE_CLOUD_API_KEY in the environment Benchtop runs in';
@@ -61,21 +62,7 @@ const TASK: ConversationItem = {
 };
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: 'tzafon.northstar-cua-fast',
-    instructions: null,
-    conversation: [TASK],
-    continuation: null,
-    computer: { width: 1280, height: 720, environment: 'browser' },
-    functions: [],
-    temperature: null,
-    top_p: null,
-    max_output_tokens: null,
-    conversationId: 'conv_1',
-    turn: 0,
-    signal: new AbortController().signal,
-    ...overrides,
-  };
+  return modelRequest({ model: 'tzafon.northstar-cua-fast', conversation: [TASK], ...overrides });
 }
 
 async function failure(promise: Promise<unknown>): Promise<ModelError> {

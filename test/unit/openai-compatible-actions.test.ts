@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ModelReply, ModelRequest } from '../../src/main/core/models/model-provider.js';
+import type { ModelReply } from '../../src/main/core/models/model-provider.js';
 import { createOpenAICompatibleProvider } from '../../src/main/core/models/providers/openai-compatible-provider.js';
 import {
   chatCompletion,
   startFakeChatCompletions,
   type FakeChatCompletions,
 } from '../helpers/fake-chat-completions.js';
+import { modelRequest } from '../helpers/model-request.js';
 
 // Every answer a model can give, through the provider and a real HTTP round trip. The display
 // is 1280x720, so grid 500 → x 640 / y 360 and grid 300 → y 216 (pixel = round(v × (W−1)/999)).
@@ -33,21 +34,9 @@ async function respond(body: unknown, computer = true): Promise<ModelReply> {
     keyHint: 'set LOCAL_VLM_KEY',
     timeoutMs: 5_000,
   });
-  const request: ModelRequest = {
-    model: 'local-vlm',
-    instructions: null,
-    conversation: [{ type: 'message', role: 'user', content: [{ type: 'text', text: 'Go' }] }],
-    continuation: null,
-    computer: computer ? { width: 1280, height: 720, environment: 'browser' } : null,
-    functions: [],
-    temperature: null,
-    top_p: null,
-    max_output_tokens: null,
-    conversationId: 'conv_1',
-    turn: 0,
-    signal: new AbortController().signal,
-  };
-  return provider.respond(request);
+  return provider.respond(
+    modelRequest({ model: 'local-vlm', ...(computer ? {} : { computer: null }) }),
+  );
 }
 
 const toolCall = (args: unknown) =>

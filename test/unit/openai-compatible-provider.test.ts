@@ -12,6 +12,7 @@ import {
   startFakeChatCompletions,
   type FakeChatCompletions,
 } from '../helpers/fake-chat-completions.js';
+import { modelRequest } from '../helpers/model-request.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'providers', 'openai-compatible');
 const fixture = (name: string): unknown =>
@@ -41,7 +42,7 @@ function context(overrides: Partial<ProviderContext> = {}): ProviderContext {
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
+  return modelRequest({
     model: 'local-vlm',
     instructions: 'Find the cheapest flight.',
     conversation: [
@@ -54,17 +55,8 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
         ],
       },
     ],
-    continuation: null,
-    computer: { width: 1280, height: 720, environment: 'browser' },
-    functions: [],
-    temperature: null,
-    top_p: null,
-    max_output_tokens: null,
-    conversationId: 'conv_1',
-    turn: 0,
-    signal: new AbortController().signal,
     ...overrides,
-  };
+  });
 }
 
 type SentBody = {

@@ -9,6 +9,7 @@ import type {
 } from '../../src/main/core/models/model-provider.js';
 import { createOpenAIProvider } from '../../src/main/core/models/providers/openai-provider.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
+import { modelRequest } from '../helpers/model-request.js';
 
 const KEY = 'sk-test-benchtop-0123456789-secret';
 const PNG_1 = { mediaType: 'image/png', base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAA' };
@@ -57,21 +58,13 @@ const firstMessage: ConversationItem = {
 };
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
+  return modelRequest({
     model: 'computer-use-preview',
     instructions: 'You operate a browser for the user.',
     conversation: [firstMessage],
-    continuation: null,
     computer: { width: 1024, height: 768, environment: 'browser' },
-    functions: [],
-    temperature: null,
-    top_p: null,
-    max_output_tokens: null,
-    conversationId: 'conv_1',
-    turn: 0,
-    signal: new AbortController().signal,
     ...overrides,
-  };
+  });
 }
 
 function sent(index = 0): Record<string, unknown> {
