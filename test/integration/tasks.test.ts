@@ -2,6 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/main/core/store/database.js';
+import { TaskStore } from '../../src/main/core/store/task-store.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { pageState } from '../helpers/page-state.js';
@@ -404,7 +406,72 @@ describe('bad input', () => {
   });
 });
 
+describe('other computers', () => {
+  it('keeps the computer of a persistent task running after the task', async () => {
+    const started = await start({ instruction: 'x', model: 'answer', persistent: true });
+    await finished(started.body.task_id);
+    const computer = await server.request('GET', `/computers/${started.body.computer_id}`);
+    expect(computer.body).toMatchObject({ status: 'running', persistent: true });
+    await server.request('DELETE', `/computers/${started.body.computer_id}`);
+  });
+
+  it('runs on a desktop computer', async () => {
+    const started = await start({ instruction: 'x', model: 'answer', kind: 'desktop' });
+    expect(started.status, started.text).toBe(200);
+    const done = await finished(started.body.task_id, 30_000);
+    expect(done).toMatchObject({ status: 'completed', result: '42' });
+    const shot = (await events(started.body.task_id)).find((e) => e.type === 'screenshot');
+    expect(shot!.screenshot_url).toMatch(/\.png$/);
+  });
+});
+
 describe('durability', () => {
+  it('marks a task that a crashed run left running as failed with shutdown', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-crashed-'));
+    const db = openDatabase(join(dataDir, 'benchtop.sqlite'));
+    const at = new Date().toISOString();
+    const store = new TaskStore(db);
+    store.insert('local', {
+      task_id: 'task_crashed',
+      status: 'running',
+      exit_code: null,
+      computer_id: 'comp_gone',
+      instruction: 'x',
+      model: 'slow',
+      steps: 2,
+      max_steps: 50,
+      created_at: at,
+      updated_at: at,
+      result: null,
+      error: null,
+    });
+    store.append('task_crashed', 0, {
+      type: 'started',
+      task_id: 'task_crashed',
+      step: 0,
+      timestamp: at,
+      computer_id: 'comp_gone',
+      max_steps: 50,
+    });
+    db.close();
+    const restarted = await startTestServer({}, { dataDir });
+    try {
+      const after = (await restarted.request('GET', '/agent/tasks/task_crashed')).body;
+      expect(after).toMatchObject({ status: 'failed', exit_code: 1, steps: 2 });
+      expect(after.error).toMatch(/^shutdown/);
+      const reader = await SseReader.open(
+        `${restarted.url}/agent/tasks/task_crashed/events`,
+        restarted.key,
+      );
+      expect((await reader.all()).map((e) => (e.data as { type: string }).type)).toEqual([
+        'started',
+        'failed',
+      ]);
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it('keeps tasks and their events across a restart; a running one ends failed with shutdown', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-tasks-'));
     const models = {
