@@ -42,7 +42,7 @@ afterAll(async () => {
 describe('POST /computers/{id}/exec', () => {
   it('streams stdout and stderr in order, then exactly one exit line', async () => {
     const lines = await exec({
-      command: 'echo out1; sleep 0.1; echo err1 >&2; sleep 0.1; echo out2; exit 3',
+      command: 'echo out1; sleep 0.5; echo err1 >&2; sleep 0.5; echo out2; exit 3',
     });
     expect(lines).toEqual([
       { type: 'stdout', data: 'out1\n' },
