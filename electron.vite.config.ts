@@ -24,6 +24,8 @@ export default defineConfig({
   },
   renderer: {
     root: 'src/renderer',
+    // Relative asset URLs: the same build is served at /ui/ and loaded by the Electron window.
+    base: './',
     build: { rollupOptions: { input: 'src/renderer/index.html' } },
   },
 });

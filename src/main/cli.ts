@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, defaultDataDir } from './core/config.js';
@@ -16,11 +17,15 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
   const server: Record<string, unknown> = {};
   if (values.port !== undefined) server.port = Number(values.port);
   if (values.host !== undefined) server.host = values.host;
+  // The /ui/ link carries a key of this process only (not stored; gone when Benchtop stops).
+  const uiKey = `sk_${randomBytes(24).toString('base64url')}`;
   const benchtop = await startBenchtop({
     flags: Object.keys(server).length ? { server } : undefined,
+    windowKey: uiKey,
   });
   const { url } = benchtop.server;
   console.log(`listening on ${url}`);
+  console.log(`the window: ${url}/ui/#key=${uiKey}`);
   if (benchtop.firstKey) {
     console.log(`\nA key for organization "local" was created; it is shown only this once:\n`);
     console.log(`  export LIGHTCONE_BASE_URL=${url}`);

@@ -61,6 +61,30 @@ afterEach(() => {
 });
 
 describe('benchtop serve', () => {
+  it('prints a /ui/ link whose key works only while this process runs', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-ui-'));
+    const { child, url, output } = await serve(dataDir);
+    const link = output.find((line) => line.startsWith('the window: '))!.slice(12);
+    expect(link).toMatch(new RegExp(`^${url}/ui/#key=sk_[A-Za-z0-9_-]{32}$`));
+    const key = link.split('#key=')[1]!;
+    const page = await fetch(`${url}/ui/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('<title>Benchtop</title>');
+    const listed = await fetch(`${url}/computers`, { headers: { authorization: `Bearer ${key}` } });
+    expect(listed.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+
+    const again = await serve(dataDir);
+    const stale = await fetch(`${again.url}/computers`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(stale.status).toBe(401);
+    again.child.kill('SIGTERM');
+    await exited(again.child);
+  });
+
   it('prints its URL and a first key, serves, and SIGTERM leaves no Chromium behind', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
     const { child, url, output } = await serve(dataDir);

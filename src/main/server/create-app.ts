@@ -5,6 +5,7 @@ import { requireKey } from './auth.js';
 import { jsonBody } from './json-body.js';
 import { errorMapper, sendError } from './errors.js';
 import { Routes } from './route-spec.js';
+import { findUiDir, uiFiles } from './ui-files.js';
 import { actionRoutes } from './routes/actions.routes.js';
 import { computerRoutes } from './routes/computers.routes.js';
 import { environmentRoutes } from './routes/environments.routes.js';
@@ -18,9 +19,13 @@ import { tabRoutes } from './routes/tabs.routes.js';
 import { taskRoutes } from './routes/tasks.routes.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
-const PUBLIC = /^\/(health|openapi\.json|screenshots\/)/;
+const PUBLIC = /^\/(health$|openapi\.json$|screenshots\/|ui(\/|$))/;
 
-export type AppOptions = { log?: (message: string) => void };
+export type AppOptions = {
+  log?: (message: string) => void;
+  /** The built window UI served at /ui/ (default: found next to the code, see findUiDir). */
+  uiDir?: string;
+};
 
 /** The Express app: request ids, body parsing, keys, routes, one error mapper. Does not listen. */
 export function createApp(core: Core, options: AppOptions = {}) {
@@ -38,6 +43,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
   });
   // The key is checked before the body is read: nobody without one gets 10 MiB parsed.
   app.use(requireKey(core.keys, (path) => PUBLIC.test(path)));
+  app.use(uiFiles(options.uiDir ?? findUiDir()));
   app.use(jsonBody(MAX_BODY_BYTES));
 
   const router = Router();
