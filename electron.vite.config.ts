@@ -1,3 +1,4 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 
 export default defineConfig({
@@ -26,6 +27,7 @@ export default defineConfig({
     root: 'src/renderer',
     // Relative asset URLs: the same build is served at /ui/ and loaded by the Electron window.
     base: './',
+    plugins: [react()],
     build: { rollupOptions: { input: 'src/renderer/index.html' } },
   },
 });
