@@ -48,6 +48,14 @@ export async function startTestServer(
       ...settings,
       server: { port: 0, ...settings.server },
       browser: { warm_pool: 1, ...settings.browser },
+      // Suites send hundreds of requests a second, and bad keys on purpose, all from 127.0.0.1;
+      // test/integration/security.test.ts sets these limits itself.
+      limits: {
+        requests_per_second: 1_000_000,
+        burst: 1_000_000,
+        auth_failures_before_block: 1_000_000,
+        ...settings.limits,
+      },
     },
   });
   const core = await createCore({ settings: resolved, dataDir, trustedKey: key });

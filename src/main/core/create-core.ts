@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { TaskService } from './agent/task-service.js';
 import { ActionRunner } from './computers/action-runner.js';
+import { AuthFailures } from './guards/auth-failures.js';
+import { TokenBuckets } from './guards/token-buckets.js';
 import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
 import { ComputerEvents } from './events/computer-events.js';
@@ -73,6 +75,14 @@ export async function createCore(options: CoreOptions) {
     computers,
     models,
   });
+  // Read on every request, so a settings change applies at once.
+  const guards = {
+    failures: new AuthFailures(() => settings.limits.auth_failures_before_block),
+    buckets: new TokenBuckets(() => ({
+      rate: settings.limits.requests_per_second,
+      burst: settings.limits.burst,
+    })),
+  };
   browsers.prewarm();
 
   const screencasts = new ScreencastHub();
@@ -93,6 +103,7 @@ export async function createCore(options: CoreOptions) {
     responses,
     chat,
     tasks,
+    guards,
     get baseUrl() {
       return baseUrl;
     },

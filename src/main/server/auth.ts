@@ -1,27 +1,57 @@
 import type { RequestHandler } from 'express';
 import type { KeyStore } from '../core/store/key-store.js';
 import { sendError } from './errors.js';
+import type { AuthFailures } from '../core/guards/auth-failures.js';
+import type { TokenBuckets } from '../core/guards/token-buckets.js';
 
-/** Every route but the public ones needs `Authorization: Bearer <key>`. */
-export function requireKey(keys: KeyStore, isPublic: (path: string) => boolean): RequestHandler {
+export type AuthGuards = { failures: AuthFailures; buckets: TokenBuckets };
+
+/**
+ * Every route but the public ones needs `Authorization: Bearer <key>` (API.md §11). An address
+ * with too many failed attempts is refused before its key is even looked at, so guessing keys
+ * stops; each key has its own request rate.
+ */
+export function requireKey(
+  keys: KeyStore,
+  isPublic: (path: string) => boolean,
+  guards: AuthGuards,
+): RequestHandler {
   return (req, res, next) => {
     if (isPublic(req.path)) return next();
-    const header = req.headers.authorization;
-    const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-    if (!match) {
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    const blocked = guards.failures.blockedFor(ip);
+    if (blocked > 0) {
       return sendError(
         res,
-        'unauthorized',
-        'missing "Authorization: Bearer <key>" header; create a key with `benchtop keys create`',
+        'ip_blocked',
+        `too many failed authentications from ${ip}; try again in ${Math.ceil(blocked / 60)} min or lift the block in the Benchtop window or with \`benchtop ip-blocks lift ${ip}\``,
+        undefined,
+        blocked,
       );
     }
-    const principal = keys.verify(match[1]!);
-    if (!principal)
+    const header = req.headers.authorization;
+    const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+    const principal = match ? keys.verify(match[1]!) : undefined;
+    if (!principal) {
+      guards.failures.record(ip);
       return sendError(
         res,
         'unauthorized',
-        'unknown or revoked API key; create one with `benchtop keys create`',
+        match
+          ? 'unknown or revoked API key; create one with `benchtop keys create`'
+          : 'missing "Authorization: Bearer <key>" header; create a key with `benchtop keys create`',
       );
+    }
+    const taken = guards.buckets.take(principal.keyId);
+    if (!taken.ok) {
+      return sendError(
+        res,
+        'rate_limited',
+        'too many requests with this key; slow down (limits.requests_per_second, limits.burst)',
+        undefined,
+        taken.retryAfterSeconds,
+      );
+    }
     res.locals.principal = principal;
     next();
   };

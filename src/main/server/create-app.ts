@@ -4,6 +4,7 @@ import { newId } from '../core/ids.js';
 import { requireKey } from './auth.js';
 import { jsonBody } from './json-body.js';
 import { errorMapper, sendError } from './errors.js';
+import { originGuard } from './guards/origin-guard.js';
 import { Routes } from './route-spec.js';
 import { findUiDir, uiFiles } from './ui-files.js';
 import { actionRoutes } from './routes/actions.routes.js';
@@ -42,7 +43,13 @@ export function createApp(core: Core, options: AppOptions = {}) {
     next();
   });
   // The key is checked before the body is read: nobody without one gets 10 MiB parsed.
-  app.use(requireKey(core.keys, (path) => PUBLIC.test(path)));
+  app.use(
+    originGuard(
+      () => core.settings.server,
+      () => new URL(core.baseUrl).hostname,
+    ),
+  );
+  app.use(requireKey(core.keys, (path) => PUBLIC.test(path), core.guards));
   app.use(uiFiles(options.uiDir ?? findUiDir()));
   app.use(jsonBody(MAX_BODY_BYTES));
 

@@ -1,0 +1,150 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** A raw request, so the Host and Origin headers are exactly what a test says. */
+function raw(
+  url: string,
+  options: { method?: string; headers?: Record<string, string> },
+): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: text ? (JSON.parse(text) as unknown) : undefined,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('rate limit per key', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ limits: { requests_per_second: 5, burst: 10 } });
+  });
+  afterAll(() => server.close());
+
+  it('answers 429 with Retry-After once a key spends its burst; other keys are unaffected', async () => {
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push(await server.request('GET', '/computers'));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.slice(0, 10).every((status) => status === 200)).toBe(true);
+    const limited = answers.find((answer) => answer.status === 429)!;
+    expect(limited.body).toMatchObject({ code: 'rate_limited' });
+    expect(limited.body.message).toMatch(/requests_per_second/);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const ms = Number(limited.headers.get('retry-after-ms'));
+    expect(ms).toBeGreaterThan(0);
+    expect(ms).toBeLessThanOrEqual(200);
+
+    const { key: other } = server.core.keys.create('local');
+    expect((await server.request('GET', '/computers', undefined, { key: other })).status).toBe(200);
+    // The bucket refills at 5 a second.
+    await new Promise((resolve) => setTimeout(resolve, ms + 50));
+    expect((await server.request('GET', '/computers')).status).toBe(200);
+    // /health needs no key and is not limited by one.
+    expect((await server.request('GET', '/health', undefined, { key: null })).status).toBe(200);
+  });
+});
+
+describe('failed authentications per address', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ limits: { auth_failures_before_block: 3 } });
+  });
+  afterAll(() => server.close());
+
+  it('blocks the address after the limit, even for a good key, until the block is lifted', async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await server.request('GET', '/computers', undefined, {
+        key: `sk_wrong_${i}aaaaaaaaaaaaaaaa`,
+      });
+      expect(answer.status).toBe(401);
+    }
+    const blocked = await server.request('GET', '/computers');
+    expect(blocked.status).toBe(403);
+    expect(blocked.body.code).toBe('ip_blocked');
+    expect(blocked.body.message).toContain('127.0.0.1');
+    const retryAfter = Number(blocked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(500);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    expect(server.core.guards.failures.blocks()).toMatchObject([{ ip: '127.0.0.1', failures: 3 }]);
+
+    expect(server.core.guards.failures.lift('127.0.0.1')).toBe(true);
+    expect((await server.request('GET', '/computers')).status).toBe(200);
+  });
+});
+
+describe('Host header and cross-origin requests', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      server: {
+        allowed_hosts: ['localhost', 'benchtop.test'],
+        cors_origins: ['http://app.test:3000'],
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  const auth = () => ({ authorization: `Bearer ${server.key}` });
+
+  it('refuses a Host that is not one of its names (DNS rebinding)', async () => {
+    const port = new URL(server.url).port;
+    const evil = await raw(`${server.url}/computers`, {
+      headers: { ...auth(), host: `evil.example:${port}` },
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.body).toMatchObject({ code: 'forbidden' });
+    expect(evil.body.message).toContain('server.allowed_hosts');
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `benchtop.test:${port}`]) {
+      expect((await raw(`${server.url}/computers`, { headers: { ...auth(), host } })).status).toBe(
+        200,
+      );
+    }
+  });
+
+  it('refuses browsers from other origins unless configured, and answers their preflight', async () => {
+    const evil = await raw(`${server.url}/computers`, {
+      headers: { ...auth(), origin: 'http://evil.example' },
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.body.message).toContain('server.cors_origins');
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
+
+    const preflight = await raw(`${server.url}/computers`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://app.test:3000',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://app.test:3000');
+    expect(preflight.headers['access-control-allow-headers']).toContain('authorization');
+
+    const allowed = await raw(`${server.url}/computers`, {
+      headers: { ...auth(), origin: 'http://app.test:3000' },
+    });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe('http://app.test:3000');
+
+    // The UI at /ui/ is the same origin.
+    const same = await raw(`${server.url}/computers`, {
+      headers: { ...auth(), origin: server.url },
+    });
+    expect(same.status).toBe(200);
+  });
+});
