@@ -30,6 +30,10 @@ export function errorMapper(log: (message: string) => void): ErrorRequestHandler
     if (error instanceof BenchtopError) {
       return sendError(res, error.code, error.message, error.param, error.retryAfterSeconds);
     }
+    // Express could not decode a path parameter ("%ED%A0%80" is no UTF-8): the client's URL.
+    if (error instanceof URIError || (error as { status?: number })?.status === 400) {
+      return sendError(res, 'invalid_request', 'the URL is not valid percent-encoded UTF-8');
+    }
     log(
       `internal error ${res.locals.requestId as string}: ${(error as Error)?.stack ?? String(error)}`,
     );

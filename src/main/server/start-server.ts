@@ -1,9 +1,32 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { newId } from '../core/ids.js';
 import type { Core } from '../core/create-core.js';
 import { createApp, type AppOptions } from './create-app.js';
 
 export type RunningServer = { url: string; port: number; close(): Promise<void> };
+
+/**
+ * A request Node's HTTP parser cannot read (broken framing, oversized headers) never reaches the
+ * app; it still gets the error body of API.md §11 instead of a bare status line.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) return socket.destroy();
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({
+    message: tooLarge
+      ? 'the request headers are too large'
+      : 'the request is not valid HTTP/1.1 (a body needs Content-Length or chunked encoding)',
+    code: tooLarge ? 'payload_too_large' : 'invalid_request',
+    request_id: newId('req'),
+  });
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `connection: close\r\n\r\n${body}`,
+  );
+}
 
 /** Listens (port 0 picks a free one) and tells core its URL. close() ends open connections too. */
 export async function startServer(
@@ -13,6 +36,7 @@ export async function startServer(
   const host = options.host ?? core.settings.server.host;
   const server = createServer(createApp(core, options));
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? core.settings.server.port, host, () => resolve());
