@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { defaultDataDir, resolveSettings } from './core/config.js';
+import { defaultDataDir, resolveSettings, settingOverrides } from './core/config.js';
 import { createCore, type Core } from './core/create-core.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 import { startServer, type RunningServer } from './server/start-server.js';
@@ -37,6 +37,7 @@ export async function startBenchtop(options: StartOptions = {}): Promise<Benchto
     dataDir,
     trustedKey: env.BENCHTOP_API_KEY,
     watchKeys: true,
+    overrides: settingOverrides({ env, flags: options.flags }),
   });
   if (options.windowKey) core.keys.trustKey(options.windowKey, 'local');
   const firstKey =

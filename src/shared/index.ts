@@ -6,3 +6,5 @@ export * from './health.js';
 export * from './exec.js';
 export * from './events.js';
 export * from './screencast.js';
+export * from './keys.js';
+export * from './settings.js';

@@ -56,4 +56,9 @@ export const ROUTES = [
   'POST /agent/tasks/:id/resume',
   'POST /agent/tasks/:id/cancel',
   'POST /agent/tasks/:id/messages',
+  'GET /keys',
+  'POST /keys',
+  'DELETE /keys/:id',
+  'GET /settings',
+  'PATCH /settings',
 ] as const;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveSettings, type SettingsInput } from '../../src/main/core/config.js';
 import { createCore, type Core } from '../../src/main/core/create-core.js';
+import { readStoredSettings } from '../../src/main/core/store/settings-store.js';
 import { startServer } from '../../src/main/server/start-server.js';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
@@ -41,24 +42,22 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'benchtop-test-'));
   const key = testKey();
-  const resolved = resolveSettings({
-    stored: {},
-    env: {},
-    flags: {
-      ...settings,
-      server: { port: 0, ...settings.server },
-      browser: { warm_pool: 1, ...settings.browser },
-      // Suites send hundreds of requests a second, and bad keys on purpose, all from 127.0.0.1;
-      // test/integration/security.test.ts sets these limits itself.
-      limits: {
-        requests_per_second: 1_000_000,
-        burst: 1_000_000,
-        auth_failures_before_block: 1_000_000,
-        ...settings.limits,
-      },
+  // What a test passes acts as command-line flags: above config.json, which a restart re-reads.
+  const flags = {
+    ...settings,
+    server: { port: 0, ...settings.server },
+    browser: { warm_pool: 1, ...settings.browser },
+    // Suites send hundreds of requests a second, and bad keys on purpose, all from 127.0.0.1;
+    // test/integration/security.test.ts sets these limits itself.
+    limits: {
+      requests_per_second: 1_000_000,
+      burst: 1_000_000,
+      auth_failures_before_block: 1_000_000,
+      ...settings.limits,
     },
-  });
-  const core = await createCore({ settings: resolved, dataDir, trustedKey: key });
+  };
+  const resolved = resolveSettings({ stored: readStoredSettings(dataDir), env: {}, flags });
+  const core = await createCore({ settings: resolved, dataDir, trustedKey: key, overrides: flags });
   const server = await startServer(core, { log: options.log ?? (() => {}) });
   const request = async (
     method: string,

@@ -54,6 +54,7 @@ const BODY_ROUTES: Route[] = [
   'POST /agent/tasks',
   'POST /agent/tasks/stream',
   'POST /agent/tasks/:id/messages',
+  'PATCH /settings',
 ];
 
 const UNKNOWN_COMPUTER = 'comp_doesnotexist000000000';
@@ -774,6 +775,24 @@ const CASES: Case[] = [
   bad('POST /agent/tasks/stream', 'no instruction', {}, 'instruction', /instruction is required/),
   bad('POST /agent/tasks/:id/messages', 'no message', {}, 'message', /message is required/),
 
+  // ---- keys and settings (settings.test.ts has the rest; no case here may change a setting)
+  { ...bad('POST /keys', 'a JSON array as the body', undefined, null), raw: '[1, 2]' },
+  bad('PATCH /settings', 'unknown section', { colour: 'blue' }, 'colour', /unknown settings/),
+  bad('PATCH /settings', 'unknown key', { limits: { speed: 1 } }, 'limits.speed', /limits\.speed/),
+  bad('PATCH /settings', 'wrong type', { limits: { max_tabs: 'many' } }, 'limits.max_tabs'),
+  bad('PATCH /settings', 'out of range', { server: { port: 70_000 } }, 'server.port'),
+  bad(
+    'PATCH /settings',
+    'a provider without its kind',
+    { models: { providers: { half: { script: '/tmp/x.json' } } } },
+    'models.providers.half.provider',
+  ),
+  {
+    ...bad('PATCH /settings', 'body that is not JSON', undefined, null),
+    ...NOT_JSON,
+    raw: '{"a":',
+  },
+
   // ---- JSON that is not an object
   ...BODY_ROUTES.flatMap((route): Case[] =>
     [
@@ -847,6 +866,30 @@ const succeeded = (response: ApiResponse<ActionResult>) => {
 };
 
 const ACCEPTED: Accepted[] = [
+  {
+    route: 'GET /keys',
+    name: 'unknown query parameters',
+    query: '?limit=1',
+    check: (response) => expect(Array.isArray(response.body)).toBe(true),
+  },
+  {
+    route: 'POST /keys',
+    name: 'unknown fields',
+    body: { note: 'for the CI', org: 'someone-else' },
+    check: (response) => expect(response.body).toMatchObject({ org: 'local', revoked_at: null }),
+  },
+  {
+    route: 'GET /settings',
+    name: 'unknown query parameters',
+    query: '?section=limits',
+    check: (response) => expect(response.body.settings.exec).toEqual({ enabled: true }),
+  },
+  {
+    route: 'PATCH /settings',
+    name: 'an empty patch',
+    body: {},
+    check: (response) => expect(response.body.restart_required).toEqual([]),
+  },
   {
     route: 'GET /agent/tasks',
     name: 'unknown query parameters',

@@ -1,75 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { Settings } from '../../shared/settings.js';
 
-export const PROVIDER_KINDS = [
-  'scripted',
-  'openai',
-  'anthropic',
-  'lightcone',
-  'openai-compatible',
-] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
-
-/** One model name's backend. Keys come from `api_key` (set by the window) or `api_key_env`. */
-const ModelConfig = z.strictObject({
-  provider: z.enum(PROVIDER_KINDS),
-  base_url: z.url({ protocol: /^https?$/ }).optional(),
-  api_key_env: z.string().min(1).optional(),
-  api_key: z.string().min(1).optional(),
-  /** The upstream model name, when it differs from the Benchtop model name. */
-  model: z.string().min(1).optional(),
-  script: z.string().min(1).optional(),
-  timeout_ms: z.number().int().positive().optional(),
-});
-export type ModelConfig = z.infer<typeof ModelConfig>;
-
-/** The one settings schema: the store, BENCHTOP_CONFIG, BENCHTOP_* variables and flags all fill it. */
-export const Settings = z.strictObject({
-  server: z
-    .strictObject({
-      host: z.string().min(1).default('127.0.0.1'),
-      port: z.number().int().min(0).max(65_535).default(4422),
-      allowed_hosts: z.array(z.string()).default(['localhost', '127.0.0.1']),
-      cors_origins: z.array(z.string()).default([]),
-    })
-    .prefault({}),
-  browser: z
-    .strictObject({
-      executable_path: z.string().nullable().default(null),
-      headless: z.boolean().default(true),
-      warm_pool: z.number().int().min(0).max(20).default(2),
-    })
-    .prefault({}),
-  desktop: z.strictObject({ host_mode: z.boolean().default(false) }).prefault({}),
-  exec: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
-  limits: z
-    .strictObject({
-      requests_per_second: z.number().positive().default(100),
-      burst: z.number().int().positive().default(200),
-      browsers_per_org: z.number().int().min(0).default(10),
-      desktops_per_org: z.number().int().min(0).default(2),
-      auth_failures_before_block: z.number().int().positive().default(10),
-      max_tabs: z.number().int().min(1).max(500).default(20),
-    })
-    .prefault({}),
-  proxy: z.strictObject({ advanced_proxy_url: z.string().nullable().default(null) }).prefault({}),
-  models: z
-    .strictObject({
-      default: z.string().default('tzafon.northstar-cua-fast'),
-      providers: z.record(z.string(), ModelConfig).default({
-        'tzafon.northstar-cua-fast': {
-          provider: 'lightcone',
-          base_url: 'https://api.tzafon.ai',
-          api_key_env: 'LIGHTCONE_CLOUD_API_KEY',
-        },
-      }),
-    })
-    .prefault({}),
-});
-export type Settings = z.infer<typeof Settings>;
-export type SettingsInput = z.input<typeof Settings>;
+export {
+  ModelConfig,
+  PROVIDER_KINDS,
+  Settings,
+  type ProviderKind,
+  type SettingsInput,
+} from '../../shared/settings.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -109,11 +50,10 @@ export function resolveSettings(options: {
   env?: Env;
   flags?: Record<string, unknown>;
 }): Settings {
-  const env = options.env ?? process.env;
-  const layers: Layer[] = [{ source: 'the settings store', values: options.stored }];
-  if (env.BENCHTOP_CONFIG) layers.push(readConfigFile(env.BENCHTOP_CONFIG));
-  layers.push(envLayer(env));
-  if (options.flags) layers.push({ source: 'command-line flags', values: options.flags });
+  const layers: Layer[] = [
+    { source: 'the settings store', values: options.stored },
+    ...overrideLayers(options.env ?? process.env, options.flags),
+  ];
 
   let merged: Record<string, unknown> = {};
   for (const layer of layers) {
@@ -124,6 +64,26 @@ export function resolveSettings(options: {
   const result = Settings.safeParse(merged);
   if (!result.success) throw configProblem(result.error.issues[0]!, 'the merged settings');
   return result.data;
+}
+
+/** BENCHTOP_CONFIG, BENCHTOP_* variables and flags: what wins over the stored settings at start. */
+function overrideLayers(env: Env, flags?: Record<string, unknown>): Layer[] {
+  const layers: Layer[] = [];
+  if (env.BENCHTOP_CONFIG) layers.push(readConfigFile(env.BENCHTOP_CONFIG));
+  layers.push(envLayer(env));
+  if (flags) layers.push({ source: 'command-line flags', values: flags });
+  return layers;
+}
+
+/** The override layers merged, for the settings service to keep them above config.json. */
+export function settingOverrides(options: {
+  env?: Env;
+  flags?: Record<string, unknown>;
+}): Record<string, unknown> {
+  return overrideLayers(options.env ?? process.env, options.flags).reduce(
+    (merged, layer) => deepMerge(merged, layer.values),
+    {},
+  );
 }
 
 function configProblem(issue: z.core.$ZodIssue, source: string): ConfigError {
@@ -197,7 +157,7 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   node[keys.at(-1)!] = value;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -8,6 +8,7 @@ import { ComputerRegistry } from './computers/computer-registry.js';
 import { ComputerEvents } from './events/computer-events.js';
 import { ShellService } from './shell/shell-service.js';
 import type { Settings } from './config.js';
+import { SettingsService } from './settings-service.js';
 import { ScreenshotStore } from './screenshots/screenshot-store.js';
 import { ScreencastHub } from './screencast/screencast-hub.js';
 import { ChatService } from './models/chat-service.js';
@@ -27,6 +28,8 @@ export type CoreOptions = {
   trustedKey?: string;
   /** Watch keys.json so keys revoked by another process stop working at once. */
   watchKeys?: boolean;
+  /** Settings from BENCHTOP_CONFIG, BENCHTOP_* variables and flags: they stay above config.json. */
+  overrides?: Record<string, unknown>;
 };
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
@@ -83,6 +86,11 @@ export async function createCore(options: CoreOptions) {
       burst: settings.limits.burst,
     })),
   };
+  const settingsService = new SettingsService({
+    current: settings,
+    dataDir,
+    overrides: options.overrides,
+  });
   browsers.prewarm();
 
   const screencasts = new ScreencastHub();
@@ -104,6 +112,7 @@ export async function createCore(options: CoreOptions) {
     chat,
     tasks,
     guards,
+    settingsService,
     get baseUrl() {
       return baseUrl;
     },

@@ -12,10 +12,12 @@ import { computerRoutes } from './routes/computers.routes.js';
 import { environmentRoutes } from './routes/environments.routes.js';
 import { eventRoutes } from './routes/events.routes.js';
 import { execRoutes } from './routes/exec.routes.js';
+import { keyRoutes } from './routes/keys.routes.js';
 import { modelRoutes } from './routes/models.routes.js';
 import { publicRoutes } from './routes/public.routes.js';
 import { responseRoutes } from './routes/responses.routes.js';
 import { screencastRoutes } from './routes/screencast.routes.js';
+import { settingsRoutes } from './routes/settings.routes.js';
 import { tabRoutes } from './routes/tabs.routes.js';
 import { taskRoutes } from './routes/tasks.routes.js';
 
@@ -66,6 +68,8 @@ export function createApp(core: Core, options: AppOptions = {}) {
   responseRoutes(routes, core);
   modelRoutes(routes, core);
   taskRoutes(routes, core);
+  keyRoutes(routes, core);
+  settingsRoutes(routes, core);
   app.use(router);
 
   app.use((req, res) => {

@@ -16,7 +16,7 @@ export type RouteContext<B, Q> = {
 };
 
 export type RouteSpec<B extends z.ZodType | undefined, Q extends z.ZodType | undefined> = {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   /** Express syntax: /computers/:id */
   path: string;
   summary: string;

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ModelConfig, ProviderKind, Settings } from '../config.js';
 import { invalidRequest } from '../errors.js';
 import {
@@ -32,9 +33,13 @@ const KEY_VARIABLES: Record<ProviderKind, string | undefined> = {
 
 export type ResolvedModel = { name: string; config: ModelConfig; provider: ModelProvider };
 
-/** Model names → providers, from `models` in the settings (DESIGN.md "Configuration"). */
+/**
+ * Model names → providers, from `models` in the settings (DESIGN.md "Configuration"). The
+ * settings object is read on every call, so a change made through PATCH /settings applies at
+ * once; a provider is rebuilt when its entry changed.
+ */
 export class ModelRegistry {
-  private readonly providers = new Map<string, ModelProvider>();
+  private readonly providers = new Map<string, { config: ModelConfig; provider: ModelProvider }>();
   private readonly created = Math.floor(Date.now() / 1000);
 
   constructor(
@@ -70,12 +75,12 @@ export class ModelRegistry {
         param,
       );
     }
-    let provider = this.providers.get(model);
-    if (!provider) {
-      provider = FACTORIES[config.provider](this.context(model, config));
-      this.providers.set(model, provider);
+    let built = this.providers.get(model);
+    if (!built || !isDeepStrictEqual(built.config, config)) {
+      built = { config, provider: FACTORIES[config.provider](this.context(model, config)) };
+      this.providers.set(model, built);
     }
-    return { name: model, config, provider };
+    return { name: model, config, provider: built.provider };
   }
 
   private context(name: string, config: ModelConfig): ProviderContext {

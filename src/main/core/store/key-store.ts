@@ -99,15 +99,20 @@ export class KeyStore {
     return { key, info: withoutHash(record) };
   }
 
-  list(): KeyInfo[] {
-    return this.conf.get('keys').map(withoutHash);
+  /** Stored keys, newest first; with `org`, only that organization's. */
+  list(org?: string): KeyInfo[] {
+    return this.conf
+      .get('keys')
+      .filter((record) => org === undefined || record.org === org)
+      .reverse()
+      .map(withoutHash);
   }
 
-  /** Returns false when no stored key has that id. */
-  revoke(id: string): boolean {
+  /** Returns false when no stored key has that id (of that organization, when `org` is given). */
+  revoke(id: string, org?: string): boolean {
     const keys = this.conf.get('keys');
     const record = keys.find((candidate) => candidate.id === id);
-    if (!record) return false;
+    if (!record || (org !== undefined && record.org !== org)) return false;
     record.revoked_at ??= now();
     this.conf.set('keys', keys);
     this.reindex();

@@ -1,11 +1,21 @@
 import Conf from 'conf';
 
-/** The stored settings: config.json in the data dir (the window edits it; conf's format). */
-export function readStoredSettings(dataDir: string): Record<string, unknown> {
-  const conf = new Conf<Record<string, unknown>>({
+function settingsFile(dataDir: string): Conf<Record<string, unknown>> {
+  return new Conf<Record<string, unknown>>({
     cwd: dataDir,
     configName: 'config',
     clearInvalidConfig: false,
+    // Provider keys the window stores live here: readable by this user only.
+    configFileMode: 0o600,
   });
-  return conf.store;
+}
+
+/** The stored settings: config.json in the data dir (the window edits it; conf's format). */
+export function readStoredSettings(dataDir: string): Record<string, unknown> {
+  return settingsFile(dataDir).store;
+}
+
+/** Replaces config.json as a whole, atomically (conf writes a temp file and renames it). */
+export function writeStoredSettings(dataDir: string, values: Record<string, unknown>): void {
+  settingsFile(dataDir).store = values;
 }

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+
+export const PROVIDER_KINDS = [
+  'scripted',
+  'openai',
+  'anthropic',
+  'lightcone',
+  'openai-compatible',
+] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** What a secret reads in every answer: a set provider `api_key`; sent back, it keeps the key. */
+export const MASKED_SECRET = '********';
+
+/** A strict object whose unknown keys are named with their full setting path. */
+function section<T extends z.core.$ZodLooseShape>(name: string, shape: T) {
+  const known = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown setting ${issue.keys.map((key) => `${name}.${key}`).join(', ')}; ${name} has ${known}`
+        : undefined,
+  });
+}
+
+const modelFields = {
+  provider: z.enum(PROVIDER_KINDS),
+  base_url: z.url({ protocol: /^https?$/ }).optional(),
+  api_key_env: z.string().min(1).optional(),
+  api_key: z.string().min(1).optional(),
+  /** The upstream model name, when it differs from the Benchtop model name. */
+  model: z.string().min(1).optional(),
+  script: z.string().min(1).optional(),
+  timeout_ms: z.number().int().positive().optional(),
+};
+
+/** One model name's backend. Keys come from `api_key` (set by the window) or `api_key_env`. */
+export const ModelConfig = z.strictObject(modelFields, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `${issue.keys.join(', ')} is not a field of a model provider (known: ${Object.keys(modelFields).join(', ')})`
+      : undefined,
+});
+export type ModelConfig = z.infer<typeof ModelConfig>;
+
+const ServerSettings = section('server', {
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.number().int().min(0).max(65_535).default(4422),
+  allowed_hosts: z.array(z.string()).default(['localhost', '127.0.0.1']),
+  cors_origins: z.array(z.string()).default([]),
+});
+const BrowserSettings = section('browser', {
+  executable_path: z.string().nullable().default(null),
+  headless: z.boolean().default(true),
+  warm_pool: z.number().int().min(0).max(20).default(2),
+});
+const DesktopSettings = section('desktop', { host_mode: z.boolean().default(false) });
+const ExecSettings = section('exec', { enabled: z.boolean().default(true) });
+const LimitSettings = section('limits', {
+  requests_per_second: z.number().positive().default(100),
+  burst: z.number().int().positive().default(200),
+  browsers_per_org: z.number().int().min(0).default(10),
+  desktops_per_org: z.number().int().min(0).default(2),
+  auth_failures_before_block: z.number().int().positive().default(10),
+  max_tabs: z.number().int().min(1).max(500).default(20),
+});
+const ProxySettings = section('proxy', {
+  advanced_proxy_url: z.string().nullable().default(null),
+});
+const ModelSettings = section('models', {
+  default: z.string().default('tzafon.northstar-cua-fast'),
+  providers: z.record(z.string(), ModelConfig).default({
+    'tzafon.northstar-cua-fast': {
+      provider: 'lightcone',
+      base_url: 'https://api.tzafon.ai',
+      api_key_env: 'LIGHTCONE_CLOUD_API_KEY',
+    },
+  }),
+});
+
+const SECTIONS = 'server, browser, desktop, exec, limits, proxy, models';
+const topLevel = {
+  error: (issue: z.core.$ZodRawIssue) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown settings section ${issue.keys.join(', ')}; the sections are ${SECTIONS}`
+      : undefined,
+};
+
+/** The one settings schema: the store, BENCHTOP_CONFIG, BENCHTOP_* variables and flags all fill it. */
+export const Settings = z.strictObject(
+  {
+    server: ServerSettings.prefault({}),
+    browser: BrowserSettings.prefault({}),
+    desktop: DesktopSettings.prefault({}),
+    exec: ExecSettings.prefault({}),
+    limits: LimitSettings.prefault({}),
+    proxy: ProxySettings.prefault({}),
+    models: ModelSettings.prefault({}),
+  },
+  topLevel,
+);
+export type Settings = z.infer<typeof Settings>;
+export type SettingsInput = z.input<typeof Settings>;
+
+/**
+ * PATCH /settings: any part of the settings, deep-merged into config.json. `null` removes a key
+ * (its default applies again); a provider entry may name only the fields that change.
+ */
+export const SettingsPatch = z
+  .strictObject(
+    {
+      server: ServerSettings.partial(),
+      browser: BrowserSettings.partial(),
+      desktop: DesktopSettings.partial(),
+      exec: ExecSettings.partial(),
+      limits: LimitSettings.partial(),
+      proxy: ProxySettings.partial(),
+      models: ModelSettings.extend({
+        providers: z.record(z.string(), ModelConfig.partial()),
+      }).partial(),
+    },
+    topLevel,
+  )
+  .partial()
+  .meta({ id: 'SettingsPatch' });
+export type SettingsPatch = z.input<typeof SettingsPatch>;
+
+export const SettingsAnswer = z
+  .object({
+    settings: Settings.describe(
+      `The settings in effect (config.json, then BENCHTOP_CONFIG, BENCHTOP_* variables and flags), secrets masked: a set api_key reads "${MASKED_SECRET}", a proxy password "***".`,
+    ),
+    restart_required: z
+      .array(z.string())
+      .describe(
+        'Keys changed in config.json since Benchtop started that it reads only at start, e.g. "server.port".',
+      ),
+    overridden: z
+      .array(z.string())
+      .describe(
+        'Keys set by BENCHTOP_CONFIG, BENCHTOP_* variables or flags: they win over config.json while Benchtop runs with them, so a change stored here applies after a start without them.',
+      ),
+  })
+  .meta({ id: 'SettingsAnswer' });
+export type SettingsAnswer = z.infer<typeof SettingsAnswer>;
