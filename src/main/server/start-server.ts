@@ -12,7 +12,10 @@ export type RunningServer = { url: string; port: number; close(): Promise<void> 
  * app; it still gets the error body of API.md §11 instead of a bare status line.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) return socket.destroy();
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const body = JSON.stringify({
     message: tooLarge
