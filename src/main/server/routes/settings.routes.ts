@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { SettingsAnswer, SettingsPatch } from '../../../shared/settings.js';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
@@ -40,15 +39,16 @@ export function settingsRoutes(routes: Routes, core: Core): void {
       tag,
       summary:
         'Change settings: deep-merged into config.json (null removes a key), applied at once where possible',
-      body: z.unknown(),
       bodyDoc: SettingsPatch,
       response: SettingsAnswer,
     },
-    ({ body, principal }) => {
+    ({ req, principal }) => {
       requireOwner(principal);
-      // Validated for the message, but merged as sent: nulls remove keys, absent keys stay.
-      parseWith(SettingsPatch, body ?? {});
-      return core.settingsService.update(body ?? {});
+      // Validated for the message, but merged as sent: a null removes its key, which the
+      // contract's usual null stripping would lose.
+      const patch: unknown = req.body ?? {};
+      parseWith(SettingsPatch, patch);
+      return core.settingsService.update(patch);
     },
   );
 }
