@@ -9,7 +9,7 @@ const layer = (files, patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'test-results/**'] },
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -64,6 +64,24 @@ export default tseslint.config(
       },
     ],
   ),
+  {
+    // The Electron shell's logic runs in unit tests under plain Node: Electron is passed in.
+    files: ['src/main/window/**', 'src/main/launcher/**', 'src/preload/expose-connection.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['electron'],
+              allowTypeImports: true,
+              message: 'only src/main/index.ts and src/preload/index.ts load Electron.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   layer(
     ['src/renderer/**'],
     [{ group: ['**/main/**', 'electron', 'node:*'], message: 'the renderer talks HTTP only.' }],

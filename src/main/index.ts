@@ -1,58 +1,129 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { app, BrowserWindow, dialog, shell } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  clipboard,
+  dialog,
+  Menu,
+  nativeImage,
+  session,
+  shell,
+  Tray,
+} from 'electron';
+import { defaultDataDir } from './core/config.js';
 import { startBenchtop, type Benchtop } from './start-benchtop.js';
+import { navigationGuard } from './window/navigation-guard.js';
+import { closeOnQuit } from './window/quit-handling.js';
+import { trayMenuTemplate } from './window/tray-menu.js';
+import {
+  appPaths,
+  devServerFlags,
+  trayIconFile,
+  windowOptions,
+  windowOrigins,
+  windowUrl,
+} from './window/window-options.js';
 
-/** Electron root: the same server as the CLI, in-process, and a window that is one more client. */
+/**
+ * Electron root: the CLI's server, in-process, and a window that is one more client of it. The
+ * decisions live in ./window (unit-tested without Electron); this file only wires them.
+ */
 const windowKey = `sk_${randomBytes(24).toString('base64url')}`;
-let benchtop: Benchtop | undefined;
+const devUrl = process.env.ELECTRON_RENDERER_URL;
+const paths = appPaths(import.meta.dirname);
+let window: BrowserWindow | undefined;
+let tray: Tray | undefined;
 
-async function openWindow(url: string): Promise<void> {
-  const window = new BrowserWindow({
-    width: 1280,
-    height: 860,
-    webPreferences: {
-      preload: join(import.meta.dirname, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      additionalArguments: [`--benchtop-base-url=${url}`, `--benchtop-key=${windowKey}`],
-    },
+function openWindow(benchtop: Benchtop): void {
+  if (window && !window.isDestroyed()) {
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+    return;
+  }
+  const serverUrl = benchtop.server.url;
+  const created = new BrowserWindow(
+    windowOptions({
+      preloadPath: paths.preload,
+      connection: { baseUrl: serverUrl, apiKey: windowKey },
+      iconPath: join(paths.resources, 'icon.png'),
+    }),
+  );
+  const guard = navigationGuard(windowOrigins(serverUrl, devUrl), (url) => {
+    void shell.openExternal(url);
   });
-  const origin = new URL(url).origin;
-  window.webContents.on('will-navigate', (event, target) => {
-    if (new URL(target).origin !== origin) event.preventDefault();
+  created.webContents.on('will-navigate', guard.onNavigate);
+  created.webContents.on('will-redirect', guard.onRedirect);
+  created.webContents.setWindowOpenHandler(guard.onWindowOpen);
+  session.defaultSession.setPermissionRequestHandler(guard.onPermission);
+  created.once('ready-to-show', () => created.show());
+  created.on('closed', () => {
+    if (window === created) window = undefined;
   });
-  window.webContents.setWindowOpenHandler(({ url: target }) => {
-    void shell.openExternal(target);
-    return { action: 'deny' };
+  window = created;
+  created.loadURL(windowUrl(serverUrl, devUrl)).catch((error: unknown) => {
+    dialog.showErrorBox('Benchtop could not load its window', String(error));
   });
-  if (process.env.ELECTRON_RENDERER_URL) await window.loadURL(process.env.ELECTRON_RENDERER_URL);
-  else await window.loadFile(join(import.meta.dirname, '../renderer/index.html'));
 }
 
-app.whenReady().then(
-  async () => {
-    try {
-      benchtop = await startBenchtop({ dataDir: app.getPath('userData'), windowKey });
-    } catch (error) {
-      dialog.showErrorBox('Benchtop could not start', (error as Error).message);
-      app.exit(1);
-      return;
-    }
-    await openWindow(benchtop.server.url);
-  },
-  (error: unknown) => console.error(error),
-);
+function createTray(benchtop: Benchtop): void {
+  tray = new Tray(
+    nativeImage.createFromPath(join(paths.resources, trayIconFile(process.platform))),
+  );
+  tray.setToolTip('Benchtop');
+  const template = trayMenuTemplate({
+    serverUrl: benchtop.server.url,
+    windowKey,
+    keys: benchtop.core.keys,
+    writeClipboard: (text) => clipboard.writeText(text),
+    openWindow: () => openWindow(benchtop),
+    quit: () => app.quit(),
+  });
+  tray.setContextMenu(Menu.buildFromTemplate(template));
+  tray.on('click', () => openWindow(benchtop));
+}
 
-app.on('window-all-closed', () => {
-  if (process.platform !== 'darwin') app.quit();
-});
+function main(): void {
+  // The settings and keys `benchtop serve` uses (BENCHTOP_DATA_DIR or the platform's folder).
+  const starting = startBenchtop({
+    dataDir: defaultDataDir(),
+    windowKey,
+    flags: devServerFlags(devUrl),
+  });
+  closeOnQuit(
+    app,
+    () =>
+      starting.then(
+        (benchtop) => benchtop.close(),
+        () => undefined,
+      ),
+    {
+      onClosing: () => {
+        tray?.destroy();
+        for (const open of BrowserWindow.getAllWindows()) open.hide();
+      },
+    },
+  );
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
+  // The server keeps serving the SDKs with every window closed; the tray or a relaunch reopens one.
+  app.on('window-all-closed', () => undefined);
+  Promise.all([starting, app.whenReady()]).then(
+    ([benchtop]) => {
+      createTray(benchtop);
+      openWindow(benchtop);
+      app.on('second-instance', () => openWindow(benchtop));
+      app.on('activate', () => openWindow(benchtop));
+    },
+    (error: unknown) => {
+      void app.whenReady().then(() => {
+        dialog.showErrorBox('Benchtop could not start', (error as Error).message);
+        app.exit(1);
+      });
+    },
+  );
+}
 
-let quitting = false;
-app.on('before-quit', (event) => {
-  if (quitting || !benchtop) return;
-  event.preventDefault();
-  quitting = true;
-  void benchtop.close().finally(() => app.quit());
-});
+// One app per machine: a second launch (from a menu, or `npm start` again) opens the first's window.
+if (app.requestSingleInstanceLock()) main();
+else app.quit();

@@ -1,0 +1,60 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { electronViteCli, findElectron, needsBuild } from './app-files.js';
+import { planStart } from './start-plan.js';
+
+/** `npm start` (the window, or headless where it cannot open) and `npm run serve` (headless). */
+const appDir = join(import.meta.dirname, '..', '..', '..');
+
+/** Builds with electron-vite when out/ is stale; false if that was needed and failed. */
+function buildIfStale(): boolean {
+  if (!needsBuild(appDir)) return true;
+  console.log('benchtop: building the app (out/ is missing or older than src/)');
+  const cli = electronViteCli();
+  if (!cli) {
+    console.error('benchtop: electron-vite is not installed (npm ci installs it); not building');
+    return false;
+  }
+  const result = spawnSync(process.execPath, [cli, 'build'], { cwd: appDir, stdio: 'inherit' });
+  return result.status === 0;
+}
+
+async function startHeadless(args: string[], reason: string | undefined): Promise<void> {
+  if (reason) console.log(`benchtop: no window, because ${reason}; starting headless`);
+  process.argv = [process.argv[0]!, process.argv[1]!, 'serve', ...args];
+  await import('../cli.js');
+}
+
+function startElectron(binary: string, args: string[], env: NodeJS.ProcessEnv): void {
+  const child = spawn(binary, args, { cwd: appDir, env, stdio: 'inherit' });
+  // Passed on (a terminal's Ctrl+C reaches Electron twice, which it takes as one quit); the app
+  // closes every computer and its exit ends this process.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const headlessRequested = argv.includes('--headless');
+  const args = argv.filter((arg) => arg !== '--headless');
+  const built = buildIfStale();
+  const plan = planStart({
+    platform: process.platform,
+    env: process.env,
+    electronBinary: findElectron(),
+    uid: process.getuid?.(),
+    headlessRequested,
+    appDir,
+  });
+  if (plan.mode === 'headless') {
+    if (!built) console.error('benchtop: the build failed; /ui/ serves the previous build, if any');
+    return startHeadless(args, plan.reason);
+  }
+  if (!built) throw new Error('the app could not be built; fix `npm run build` and start again');
+  for (const note of plan.notes) console.log(`benchtop: ${note}`);
+  startElectron(plan.binary, plan.args, plan.env);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(`benchtop: ${(error as Error).message ?? String(error)}`);
+  process.exit(1);
+});
