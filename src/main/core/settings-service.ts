@@ -97,10 +97,10 @@ export class SettingsService {
         if (isPlainObject(entry) && entry.api_key === MASKED_SECRET) delete entry.api_key;
       }
     }
-    const proxy = out.proxy;
-    const url = this.effective(this.stored).proxy.advanced_proxy_url;
-    if (isPlainObject(proxy) && url && url !== maskProxy(url)) {
-      if (proxy.advanced_proxy_url === maskProxy(url)) delete proxy.advanced_proxy_url;
+    // proxy is a live key: the running value is the one GET showed masked.
+    const url = this.current.proxy.advanced_proxy_url;
+    if (isPlainObject(out.proxy) && url && out.proxy.advanced_proxy_url === maskProxy(url)) {
+      delete out.proxy.advanced_proxy_url;
     }
     return out;
   }
