@@ -8,7 +8,7 @@ function setup(origins = [server]) {
   const guard = navigationGuard(origins, (url) => opened.push(url));
   const navigate = (handler: 'onNavigate' | 'onRedirect', url: string) => {
     let prevented = false;
-    guard[handler]({ preventDefault: () => (prevented = true) }, url);
+    guard[handler]({ url, preventDefault: () => (prevented = true) });
     return prevented ? 'blocked' : 'allowed';
   };
   const permission = (name: string, requestingUrl: string) => {

@@ -1,5 +1,7 @@
 /** The part of an Electron event a guard uses. */
 export type Preventable = { preventDefault(): void };
+/** will-navigate's and will-redirect's event: the target is on the event (the argument is deprecated). */
+export type NavigationEvent = Preventable & { url: string };
 
 /** Permissions a page of ours may get: copying a new key, and full screen for the live view. */
 const GRANTED_PERMISSIONS = new Set(['clipboard-sanitized-write', 'fullscreen']);
@@ -15,8 +17,8 @@ function originOf(url: string): string | undefined {
 /** Handlers for the window's webContents and session (properties, so they can be passed as is). */
 export type NavigationGuard = {
   allows: (url: string) => boolean;
-  onNavigate: (event: Preventable, url: string) => void;
-  onRedirect: (event: Preventable, url: string) => void;
+  onNavigate: (event: NavigationEvent) => void;
+  onRedirect: (event: NavigationEvent) => void;
   onWindowOpen: (details: { url: string }) => { action: 'deny' };
   onPermission: (
     contents: unknown,
@@ -42,14 +44,14 @@ export function navigationGuard(
   };
   return {
     allows,
-    onNavigate(event, url) {
-      if (allows(url)) return;
+    onNavigate(event) {
+      if (allows(event.url)) return;
       event.preventDefault();
-      if (isWebUrl(url)) openExternal(url);
+      if (isWebUrl(event.url)) openExternal(event.url);
     },
-    onRedirect(event, url) {
+    onRedirect(event) {
       // A redirect is the server's doing, not the person's: stop it, open nothing.
-      if (!allows(url)) event.preventDefault();
+      if (!allows(event.url)) event.preventDefault();
     },
     onWindowOpen({ url }) {
       if (isWebUrl(url)) openExternal(url);
