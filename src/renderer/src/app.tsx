@@ -1,0 +1,99 @@
+import { useMemo, useState } from 'react';
+import { ApiContext } from './api/api-context.js';
+import { Api } from './api/client.js';
+import { forgetKey, rememberKey, type Connection } from './api/connection.js';
+import { href, useHashRoute, type Route } from './hooks/use-hash-route.js';
+import { LiveScreen } from './live/live-screen.js';
+import { SessionsScreen } from './sessions/sessions-screen.js';
+import { SettingsScreen } from './settings/settings-screen.js';
+import { TasksScreen } from './tasks/tasks-screen.js';
+
+export function App({ initial }: { initial: Connection | undefined }) {
+  const [connection, setConnection] = useState(initial);
+  const api = useMemo(() => connection && new Api(connection), [connection]);
+  const route = useHashRoute();
+  if (!api) return <KeyPrompt onKey={(key) => setConnection(rememberKey(key))} />;
+  const signOut = () => {
+    forgetKey();
+    setConnection(undefined);
+  };
+  return (
+    <ApiContext.Provider value={api}>
+      <div className="layout">
+        <Navigation route={route} baseUrl={api.connection.baseUrl} onSignOut={signOut} />
+        <main className="content">
+          <Screen route={route} />
+        </main>
+      </div>
+    </ApiContext.Provider>
+  );
+}
+
+function Screen({ route }: { route: Route }) {
+  switch (route.screen) {
+    case 'computer':
+      return <LiveScreen key={route.id} computerId={route.id} />;
+    case 'tasks':
+      return <TasksScreen taskId={route.id} />;
+    case 'settings':
+      return <SettingsScreen />;
+    default:
+      return <SessionsScreen />;
+  }
+}
+
+function Navigation(props: { route: Route; baseUrl: string; onSignOut: () => void }) {
+  const current = props.route.screen === 'computer' ? 'sessions' : props.route.screen;
+  const link = (screen: string, target: string, label: string) => (
+    <a href={target} aria-current={current === screen ? 'page' : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <nav className="sidebar" aria-label="Screens">
+      <div className="brand">Benchtop</div>
+      {link('sessions', href.sessions, 'Sessions')}
+      {link('tasks', href.tasks, 'Tasks')}
+      {link('settings', href.settings, 'Settings')}
+      <div className="sidebar-foot">
+        <span title="the server this window talks to">{props.baseUrl}</span>
+        {!(window as { benchtop?: unknown }).benchtop && (
+          <button type="button" className="link" onClick={props.onSignOut}>
+            Forget key
+          </button>
+        )}
+      </div>
+    </nav>
+  );
+}
+
+/** Opened without a key (the /ui/ address typed by hand): ask for one. */
+function KeyPrompt({ onKey }: { onKey: (key: string) => void }) {
+  const [key, setKey] = useState('');
+  return (
+    <main className="key-prompt">
+      <h1>Benchtop</h1>
+      <p>
+        This page needs a key. Open the link that <code>benchtop serve</code> printed, or paste a
+        key created with <code>benchtop keys create</code>.
+      </p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (key.trim()) onKey(key.trim());
+        }}
+      >
+        <label>
+          API key
+          <input
+            type="password"
+            value={key}
+            autoComplete="off"
+            onChange={(event) => setKey(event.target.value)}
+          />
+        </label>
+        <button type="submit">Connect</button>
+      </form>
+    </main>
+  );
+}

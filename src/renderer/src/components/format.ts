@@ -1,0 +1,25 @@
+/** "1:05", "12:00", "1:02:03" for a number of seconds (negative counts as zero). */
+export function clock(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const hours = Math.floor(s / 3600);
+  const minutes = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${rest}` : `${minutes}:${rest}`;
+}
+
+/** "4 s", "3 min", "2 h", "5 d" ago-style age. */
+export function age(fromIso: string, now: number): string {
+  const seconds = Math.max(0, (now - Date.parse(fromIso)) / 1000);
+  if (seconds < 60) return `${Math.floor(seconds)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86_400)} d`;
+}
+
+export function secondsUntil(iso: string | null, now: number): number | undefined {
+  return iso === null ? undefined : (Date.parse(iso) - now) / 1000;
+}
+
+export function localTime(iso: string): string {
+  return new Date(iso).toLocaleString();
+}

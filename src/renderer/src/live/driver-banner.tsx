@@ -1,0 +1,57 @@
+import { useState } from 'react';
+import { AsyncButton } from '../components/async-button.js';
+import { ErrorText } from '../components/feedback.js';
+import { href } from '../hooks/use-hash-route.js';
+import type { Driver } from './use-driver.js';
+
+type Props = {
+  driver: Driver;
+  onTakeOver: () => Promise<void>;
+  onHandBack: () => Promise<void>;
+};
+
+/** The marker saying who drives this computer right now, with the way to change it. */
+export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
+  const [error, setError] = useState<string>();
+  const taskLink = (id: string) => <a href={href.task(id)}>{id}</a>;
+  let body;
+  if (driver.who === 'agent') {
+    body = (
+      <>
+        <strong>Agent task {taskLink(driver.task.task_id)} is driving.</strong>
+        <span>Clicking or typing on the view takes over and pauses it.</span>
+        <AsyncButton onClick={onTakeOver} onError={setError}>
+          Take over
+        </AsyncButton>
+      </>
+    );
+  } else if (driver.who === 'paused') {
+    body = (
+      <>
+        <strong>Agent task {taskLink(driver.task.task_id)} is paused.</strong>
+        <AsyncButton onClick={onHandBack} onError={setError}>
+          Resume it
+        </AsyncButton>
+      </>
+    );
+  } else if (driver.who === 'person') {
+    body = (
+      <>
+        <strong>You are driving.</strong>
+        {driver.task?.status === 'paused' && (
+          <AsyncButton onClick={onHandBack} onError={setError}>
+            Hand back to {driver.task.task_id}
+          </AsyncButton>
+        )}
+      </>
+    );
+  } else {
+    return null;
+  }
+  return (
+    <div className={`driver driver-${driver.who}`} aria-live="polite">
+      {body}
+      <ErrorText message={error} />
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+import {
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type MouseEvent,
+  type RefObject,
+} from 'react';
+import type { Computer } from '../../../shared/computers.js';
+import { useApi } from '../api/api-context.js';
+import { errorText } from '../api/client.js';
+import { ErrorText, Spinner } from '../components/feedback.js';
+import { ActionQueue, type ViewAction } from './action-queue.js';
+import { keyAction, toComputerPoint, wheelPixels, type Point } from './input-mapping.js';
+import { useScreencast } from './use-screencast.js';
+
+type Props = {
+  computer: Computer;
+  /** Runs before each of the person's actions (pauses an agent task that drives). */
+  beforeAction: () => Promise<void>;
+};
+
+/**
+ * The screencast scaled to the window. Clicks, the wheel and keys on it are performed on the
+ * computer at the same pixel. Shift+Esc leaves the view, every other key goes to the computer.
+ */
+export function LiveView({ computer, beforeAction }: Props) {
+  const api = useApi();
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const { width, height } = computer.display;
+  const display = useMemo(() => ({ width, height }), [width, height]);
+  const stream = useScreencast(computer.id, display, canvas);
+  const [error, setError] = useState<string>();
+  const [mark, setMark] = useState<{ left: number; top: number; n: number }>();
+
+  const queue = useMemo(
+    () =>
+      new ActionQueue(
+        async (action: ViewAction) => {
+          await beforeAction();
+          await api.act(computer.id, action.path, action.body);
+          setError(undefined);
+        },
+        (failure) => setError(errorText(failure)),
+      ),
+    [api, computer.id, beforeAction],
+  );
+
+  const at = (event: { clientX: number; clientY: number }): Point => {
+    const box = canvas.current!.getBoundingClientRect();
+    return toComputerPoint({ x: event.clientX, y: event.clientY }, box, display);
+  };
+  const pointAction = (path: 'click' | 'double-click' | 'right-click', event: MouseEvent) => {
+    const stage = event.currentTarget.parentElement!.getBoundingClientRect();
+    const left = event.clientX - stage.left;
+    const top = event.clientY - stage.top;
+    setMark((previous) => ({ left, top, n: (previous?.n ?? 0) + 1 }));
+    queue.push({ path, body: at(event) });
+  };
+
+  useWheel(canvas, (event) => {
+    const { dx, dy } = wheelPixels(event, display);
+    if (dx || dy) queue.push({ path: 'scroll', body: { ...at(event), dx, dy } });
+  });
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Escape' && event.shiftKey) {
+      event.currentTarget.blur();
+      return;
+    }
+    const action = keyAction(event);
+    if (!action) return;
+    event.preventDefault();
+    if (action.type === 'type') queue.push({ path: 'type', body: { text: action.text } });
+    else queue.push({ path: 'hotkey', body: { keys: action.keys } });
+  };
+
+  return (
+    <div className="live">
+      <div
+        className="stage"
+        tabIndex={0}
+        role="application"
+        aria-label={`Live view of ${computer.id}: click, scroll and type to control it; Shift+Esc leaves`}
+        aria-roledescription="remote screen"
+        onKeyDown={onKeyDown}
+      >
+        <canvas
+          ref={canvas}
+          width={width}
+          height={height}
+          // The first click of a double-click has been sent already; the second is the dblclick.
+          onClick={(event) => event.detail === 1 && pointAction('click', event)}
+          onDoubleClick={(event) => pointAction('double-click', event)}
+          onContextMenu={(event) => {
+            event.preventDefault();
+            pointAction('right-click', event);
+          }}
+        />
+        {mark && (
+          <span
+            key={mark.n}
+            className="click-mark"
+            aria-hidden="true"
+            style={{ left: mark.left, top: mark.top }}
+          />
+        )}
+      </div>
+      <p className="live-status" aria-live="polite">
+        {stream.phase === 'connecting' && <Spinner label="connecting to the screencast" />}
+        {stream.phase === 'live' && <span>live · {stream.fps} fps</span>}
+        {stream.phase !== 'live' && stream.message && <span>{stream.message}</span>}
+      </p>
+      <ErrorText message={error} />
+    </div>
+  );
+}
+
+/** React's onWheel is passive; the page must not scroll while the wheel scrolls the computer. */
+function useWheel(
+  element: RefObject<HTMLCanvasElement | null>,
+  onWheel: (event: WheelEvent) => void,
+) {
+  const handler = useRef(onWheel);
+  handler.current = onWheel;
+  useEffect(() => {
+    const target = element.current;
+    if (!target) return;
+    const listener = (event: WheelEvent) => {
+      event.preventDefault();
+      handler.current(event);
+    };
+    target.addEventListener('wheel', listener, { passive: false });
+    return () => target.removeEventListener('wheel', listener);
+  }, [element]);
+}

@@ -1,0 +1,111 @@
+import type { Computer } from '../../../shared/computers.js';
+import { useApi } from '../api/api-context.js';
+import { AsyncButton } from '../components/async-button.js';
+import { age, clock, localTime, secondsUntil } from '../components/format.js';
+import { href } from '../hooks/use-hash-route.js';
+import { useNow } from '../hooks/use-now.js';
+
+type Props = {
+  computers: Computer[];
+  tabCounts: Record<string, number | string>;
+  onRecountTabs: () => Promise<void>;
+  onChanged: () => Promise<void>;
+  onError: (message: string | undefined) => void;
+};
+
+export function ComputerTable({ computers, tabCounts, onRecountTabs, onChanged, onError }: Props) {
+  const api = useApi();
+  const now = useNow();
+  return (
+    <table className="table">
+      <thead>
+        <tr>
+          <th scope="col">Computer</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Status</th>
+          <th scope="col">Display</th>
+          <th scope="col">Age</th>
+          <th scope="col">Idle ends in</th>
+          <th scope="col">
+            Tabs{' '}
+            <AsyncButton
+              className="link"
+              onClick={onRecountTabs}
+              onError={onError}
+              title="Counting tabs counts as activity on each browser"
+            >
+              recount
+            </AsyncButton>
+          </th>
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {computers.map((computer) => (
+          <tr key={computer.id} data-computer-id={computer.id}>
+            <td>
+              <a href={href.computer(computer.id)}>{computer.id}</a>
+              {computer.persistent && <span className="badge">persistent</span>}
+            </td>
+            <td>{computer.kind}</td>
+            <td>
+              <span className={`status status-${computer.status}`}>{computer.status}</span>
+            </td>
+            <td>
+              {computer.display.width}×{computer.display.height}
+            </td>
+            <td title={localTime(computer.created_at)}>{age(computer.created_at, now)}</td>
+            <td>
+              <IdleCountdown computer={computer} now={now} />
+            </td>
+            <td>{computer.kind === 'browser' ? (tabCounts[computer.id] ?? '…') : '—'}</td>
+            <td>
+              <div className="row-actions">
+                <a className="button secondary" href={href.computer(computer.id)}>
+                  Open
+                </a>
+                <AsyncButton
+                  className="secondary"
+                  aria-label={`Keep ${computer.id} alive`}
+                  onClick={async () => {
+                    await api.post(`/computers/${computer.id}/keepalive`);
+                    await onChanged();
+                  }}
+                  onError={onError}
+                >
+                  Keep alive
+                </AsyncButton>
+                <AsyncButton
+                  className="danger"
+                  aria-label={`End ${computer.id}`}
+                  onClick={async () => {
+                    await api.delete(`/computers/${computer.id}`);
+                    await onChanged();
+                  }}
+                  onError={onError}
+                >
+                  End
+                </AsyncButton>
+              </div>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function IdleCountdown({ computer, now }: { computer: Computer; now: number }) {
+  const idle = secondsUntil(computer.idle_expires_at, now);
+  const lifetime = secondsUntil(computer.expires_at, now);
+  const title =
+    lifetime === undefined ? 'no maximum lifetime' : `ends for good in ${clock(lifetime)}`;
+  if (idle === undefined) return <span title={title}>never (idle timeout off)</span>;
+  return (
+    <span title={title} className={idle < 30 ? 'warn' : undefined}>
+      {clock(idle)}
+    </span>
+  );
+}

@@ -1,0 +1,103 @@
+import { useState, type FormEvent } from 'react';
+import type { Computer, ComputerKind, Environment } from '../../../shared/computers.js';
+import { useApi } from '../api/api-context.js';
+import { errorText } from '../api/client.js';
+import { ErrorText, Spinner } from '../components/feedback.js';
+import { href } from '../hooks/use-hash-route.js';
+import { usePolling } from '../hooks/use-polling.js';
+
+/** Creates a computer and opens its live view. */
+export function CreateComputerForm({ onCreated }: { onCreated: () => Promise<void> }) {
+  const api = useApi();
+  const environments = usePolling(
+    () => api.get<Environment[]>('/computers?type=persistent'),
+    10_000,
+  );
+  const [kind, setKind] = useState<ComputerKind>('browser');
+  const [width, setWidth] = useState(1280);
+  const [height, setHeight] = useState(720);
+  const [persistent, setPersistent] = useState(false);
+  const [environmentId, setEnvironmentId] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const computer = await api.post<Computer>('/computers', {
+        kind,
+        display: { width, height },
+        persistent,
+        ...(environmentId && { environment_id: environmentId }),
+      });
+      await onCreated();
+      location.hash = href.computer(computer.id);
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const saved = (environments.data ?? []).filter((environment) => environment.kind === kind);
+
+  return (
+    <form
+      className="panel form-row"
+      onSubmit={(event) => void submit(event)}
+      aria-label="New computer"
+    >
+      <label>
+        Kind
+        <select value={kind} onChange={(event) => setKind(event.target.value as ComputerKind)}>
+          <option value="browser">browser</option>
+          <option value="desktop">desktop</option>
+        </select>
+      </label>
+      <label>
+        Width
+        <input
+          type="number"
+          min={64}
+          max={7680}
+          value={width}
+          onChange={(event) => setWidth(event.target.valueAsNumber)}
+        />
+      </label>
+      <label>
+        Height
+        <input
+          type="number"
+          min={64}
+          max={4320}
+          value={height}
+          onChange={(event) => setHeight(event.target.valueAsNumber)}
+        />
+      </label>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={persistent}
+          onChange={(event) => setPersistent(event.target.checked)}
+        />
+        Persistent
+      </label>
+      <label>
+        Restore environment
+        <select value={environmentId} onChange={(event) => setEnvironmentId(event.target.value)}>
+          <option value="">none (fresh)</option>
+          {saved.map((environment) => (
+            <option key={environment.id} value={environment.id}>
+              {environment.id} · saved {new Date(environment.updated_at).toLocaleString()}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={busy}>
+        Create computer {busy && <Spinner label="creating the computer" />}
+      </button>
+      <ErrorText message={error ?? environments.error} />
+    </form>
+  );
+}

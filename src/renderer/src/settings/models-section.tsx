@@ -1,0 +1,105 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { ProviderKind, Settings } from '../../../shared/settings.js';
+import { errorText } from '../api/client.js';
+import { ErrorText, Spinner } from '../components/feedback.js';
+import { ProviderFields } from './provider-fields.js';
+import { emptyRow, KINDS, modelsPatch, toRows, type ProviderRow } from './provider-rows.js';
+import type { SaveSettings } from './settings-screen.js';
+
+/** Model names and the providers behind them, with their keys; the default model. */
+export function ModelsSection({ settings, onSave }: { settings: Settings; onSave: SaveSettings }) {
+  const [rows, setRows] = useState(() => toRows(settings.models.providers));
+  const [defaultModel, setDefaultModel] = useState(settings.models.default);
+  const [status, setStatus] = useState<{ busy?: boolean; error?: string; saved?: boolean }>({});
+  // After a save the form shows what is stored now (a typed key becomes the mask).
+  const stored = JSON.stringify(settings.models);
+  useEffect(() => {
+    setRows(toRows(settings.models.providers));
+    setDefaultModel(settings.models.default);
+  }, [stored]);
+
+  const update = (index: number, row: ProviderRow) =>
+    setRows((previous) => previous.map((old, n) => (n === index ? row : old)));
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const patch = modelsPatch(settings.models, defaultModel, rows);
+    if (!patch) return setStatus({ saved: true });
+    setStatus({ busy: true });
+    try {
+      await onSave(patch);
+      setStatus({ saved: true });
+    } catch (failure) {
+      setStatus({ error: errorText(failure) });
+    }
+  };
+
+  return (
+    <form className="panel" aria-labelledby="models-title" onSubmit={(event) => void submit(event)}>
+      <h2 id="models-title">Models and providers</h2>
+      <label>
+        Default model
+        <select value={defaultModel} onChange={(event) => setDefaultModel(event.target.value)}>
+          {rows.map((row) => (
+            <option key={row.name} value={row.name}>
+              {row.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {rows.map((row, index) => (
+        <ProviderFields
+          key={row.name}
+          row={row}
+          onChange={(next) => update(index, next)}
+          onRemove={() => setRows((previous) => previous.filter((_, n) => n !== index))}
+        />
+      ))}
+      <AddProvider
+        taken={rows.map((row) => row.name)}
+        onAdd={(row) => setRows((previous) => [...previous, row])}
+      />
+      <div className="form-actions">
+        <button type="submit" disabled={status.busy}>
+          Save models {status.busy && <Spinner label="saving" />}
+        </button>
+        {status.saved && <span role="status">Saved.</span>}
+      </div>
+      <ErrorText message={status.error} />
+    </form>
+  );
+}
+
+function AddProvider({ taken, onAdd }: { taken: string[]; onAdd: (row: ProviderRow) => void }) {
+  const [name, setName] = useState('');
+  const [kind, setKind] = useState<ProviderKind>('openai-compatible');
+  const clash = taken.includes(name.trim());
+  return (
+    <fieldset className="add-provider">
+      <legend>Add a model</legend>
+      <label>
+        Model name
+        <input value={name} onChange={(event) => setName(event.target.value)} />
+      </label>
+      <label>
+        Provider
+        <select value={kind} onChange={(event) => setKind(event.target.value as ProviderKind)}>
+          {KINDS.map((option) => (
+            <option key={option}>{option}</option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="button"
+        className="secondary"
+        disabled={!name.trim() || clash}
+        onClick={() => {
+          onAdd(emptyRow(name.trim(), kind));
+          setName('');
+        }}
+      >
+        Add
+      </button>
+      {clash && <span className="warn">That name is taken.</span>}
+    </fieldset>
+  );
+}

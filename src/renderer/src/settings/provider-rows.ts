@@ -1,0 +1,83 @@
+import type { ModelConfig, ProviderKind, SettingsPatch } from '../../../shared/settings.js';
+
+/** The contract's MASKED_SECRET (shared/settings.ts); imported by value it would bundle zod. */
+export const MASKED_SECRET = '********';
+
+export const KINDS: ProviderKind[] = [
+  'lightcone',
+  'openai',
+  'anthropic',
+  'openai-compatible',
+  'scripted',
+];
+
+export const TEXT_FIELDS = ['base_url', 'model', 'api_key_env', 'api_key', 'script'] as const;
+export type TextField = (typeof TEXT_FIELDS)[number];
+
+/** One provider as the form edits it: every field a string, '' meaning "not set". */
+export type ProviderRow = {
+  name: string;
+  provider: ProviderKind;
+  timeout_ms: string;
+} & Record<TextField, string>;
+
+export function toRows(providers: Record<string, ModelConfig>): ProviderRow[] {
+  return Object.entries(providers).map(([name, config]) => ({
+    name,
+    provider: config.provider,
+    base_url: config.base_url ?? '',
+    model: config.model ?? '',
+    api_key_env: config.api_key_env ?? '',
+    api_key: config.api_key ?? '',
+    script: config.script ?? '',
+    timeout_ms: config.timeout_ms === undefined ? '' : String(config.timeout_ms),
+  }));
+}
+
+export function emptyRow(name: string, provider: ProviderKind): ProviderRow {
+  return { ...toRows({ [name]: { provider } })[0]! };
+}
+
+type ProviderPatch = Record<string, string | number | null>;
+
+/**
+ * The PATCH for the providers: only what changed. A removed provider or a cleared field is null
+ * (the server removes it); an api_key left at the mask is not sent, so the stored key stays.
+ */
+export function providersPatch(
+  original: Record<string, ModelConfig>,
+  rows: ProviderRow[],
+): Record<string, ProviderPatch | null> {
+  const patch: Record<string, ProviderPatch | null> = {};
+  const names = new Set(rows.map((row) => row.name));
+  for (const name of Object.keys(original)) if (!names.has(name)) patch[name] = null;
+  for (const row of rows) {
+    const before = original[row.name] ? toRows({ [row.name]: original[row.name]! })[0] : undefined;
+    const changes: ProviderPatch = {};
+    if (row.provider !== before?.provider) changes.provider = row.provider;
+    for (const field of [...TEXT_FIELDS, 'timeout_ms'] as const) {
+      const value = row[field].trim();
+      if (value === (before?.[field] ?? '')) continue;
+      if (value === '') {
+        if (before) changes[field] = null;
+      } else {
+        changes[field] = field === 'timeout_ms' ? Number(value) : value;
+      }
+    }
+    if (Object.keys(changes).length > 0) patch[row.name] = changes;
+  }
+  return patch;
+}
+
+export function modelsPatch(
+  original: { default: string; providers: Record<string, ModelConfig> },
+  defaultModel: string,
+  rows: ProviderRow[],
+): SettingsPatch | undefined {
+  const providers = providersPatch(original.providers, rows);
+  const models: Record<string, unknown> = {};
+  if (Object.keys(providers).length > 0) models.providers = providers;
+  if (defaultModel !== original.default) models.default = defaultModel;
+  // Nulls remove keys on the server; the patch type only describes the values it stores.
+  return Object.keys(models).length > 0 ? ({ models } as SettingsPatch) : undefined;
+}

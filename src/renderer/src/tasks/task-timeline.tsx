@@ -1,0 +1,93 @@
+import type { OutputAction } from '../../../shared/responses.js';
+import type { TaskEvent } from '../../../shared/tasks.js';
+import { ActionShot } from './action-shot.js';
+import { describeAction } from './describe-action.js';
+
+type Step = { step: number; screenshot?: string; actions: OutputAction[]; events: TaskEvent[] };
+
+/**
+ * Events in the order they happened, cut into steps where the task looked at the screen: each
+ * screenshot opens a step holding what the model thought, said and did about it. Pauses and
+ * messages from a person land in the step during which they happened.
+ */
+export function groupSteps(events: TaskEvent[]): Step[] {
+  const steps: Step[] = [];
+  for (const event of events) {
+    let step = steps.at(-1);
+    if (!step || event.type === 'screenshot') {
+      step = { step: event.type === 'screenshot' ? event.step : 0, actions: [], events: [] };
+      steps.push(step);
+    }
+    if (event.type === 'screenshot') step.screenshot = event.screenshot_url;
+    else if (event.type === 'action') step.actions.push(event.action);
+    step.events.push(event);
+  }
+  return steps;
+}
+
+type Props = {
+  events: TaskEvent[];
+  /** False once the screenshots are gone (their computer ended long ago, or Benchtop restarted). */
+  showScreenshots: boolean;
+};
+
+export function TaskTimeline({ events, showScreenshots }: Props) {
+  if (events.length === 0) return <p className="muted">No step yet.</p>;
+  return (
+    <ol className="timeline" aria-label="Steps">
+      {groupSteps(events).map((step, index) => (
+        <li key={index} className="step" data-step={step.step}>
+          {step.screenshot && showScreenshots ? (
+            <ActionShot url={step.screenshot} actions={step.actions} step={step.step} />
+          ) : step.screenshot ? (
+            <div className="shot shot-empty">screenshot no longer kept</div>
+          ) : (
+            <div aria-hidden="true" />
+          )}
+          <div className="step-text">
+            <h3>{step.screenshot ? `Step ${step.step}` : 'Start'}</h3>
+            <ul>
+              {step.events.map((event, n) => (
+                <EventLine key={n} event={event} />
+              ))}
+            </ul>
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function EventLine({ event }: { event: TaskEvent }) {
+  const line = (kind: string, text: string) => (
+    <li className={`event event-${event.type}`}>
+      <span className="event-kind">{kind}</span> {text}
+    </li>
+  );
+  switch (event.type) {
+    case 'started':
+      return line('started', `on ${event.computer_id}, at most ${event.max_steps} steps`);
+    case 'reasoning':
+      return line('thinks', event.text);
+    case 'message':
+      return line('says', event.text);
+    case 'action':
+      return line('does', describeAction(event.action));
+    case 'action_result':
+      return event.status === 'error' ? line('failed', event.error_message ?? 'error') : null;
+    case 'user_message':
+      return line('you said', event.text);
+    case 'paused':
+    case 'resumed':
+    case 'cancelled':
+      return line(event.type, '');
+    case 'completed':
+      return line('completed', event.result ?? '');
+    case 'failed':
+      return line('failed', event.error);
+    case 'max_steps':
+      return line('stopped', 'reached max steps');
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,329 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { pageState, type FixtureState } from '../helpers/page-state.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
+import {
+  launchUiBrowser,
+  openUi,
+  saveScreenshots,
+  VIEWPORTS,
+  type UiPage,
+  type Viewport,
+} from '../helpers/ui-browser.js';
+
+/** The window's UI at /ui/ in real Chromium, against the real server (out/renderer must be built). */
+
+const scripts = mkdtempSync(join(tmpdir(), 'benchtop-ui-scripts-'));
+function script(name: string, delayMs: number, turns: unknown[]): string {
+  const path = join(scripts, `${name}.json`);
+  writeFileSync(path, JSON.stringify({ delay_ms: delayMs, turns }));
+  return path;
+}
+const MODELS = {
+  default: 'typist',
+  providers: {
+    // Slow enough to pause between its steps.
+    typist: {
+      provider: 'scripted' as const,
+      script: script('typist', 1500, [
+        {
+          output: [
+            { type: 'reasoning', text: 'The field is on the right of the blue box.' },
+            { type: 'computer_call', action: { type: 'click', x: 500, y: 150 } },
+          ],
+        },
+        { output: [{ type: 'computer_call', action: { type: 'type', text: 'hi' } }] },
+        { output: [{ type: 'message', text: 'Typed hi.' }] },
+      ]),
+    },
+    waiter: {
+      provider: 'scripted' as const,
+      script: script(
+        'waiter',
+        500,
+        Array.from({ length: 40 }, () => ({
+          output: [{ type: 'computer_call', action: { type: 'wait', ms: 0 } }],
+        })),
+      ),
+    },
+  },
+};
+
+let fixtures: FixtureServer;
+let server: TestServer;
+let browser: Browser;
+let ui: UiPage | undefined;
+const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-ui-data-'));
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  server = await startTestServer({ models: MODELS }, { dataDir });
+  browser = await launchUiBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await fixtures?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(scripts, { recursive: true, force: true });
+});
+afterEach(async () => {
+  const errors = ui?.errors ?? [];
+  await ui?.close();
+  ui = undefined;
+  expect(errors, 'the page logged errors').toEqual([]);
+});
+
+async function open(route = '', viewport: Viewport = VIEWPORTS[0]): Promise<Page> {
+  ui = await openUi(browser, server, route, viewport);
+  return ui.page;
+}
+
+const framesDrawn = (page: Page) =>
+  page.locator('.stage canvas').evaluate((canvas) => Number(canvas.dataset.framesDrawn ?? 0));
+
+/** The viewport point of the live view that shows the computer's pixel (x, y). */
+async function viewPoint(
+  page: Page,
+  computer: { width: number; height: number },
+  x: number,
+  y: number,
+) {
+  const box = (await page.locator('.stage canvas').boundingBox())!;
+  return {
+    x: box.x + ((x + 0.5) / computer.width) * box.width,
+    y: box.y + ((y + 0.5) / computer.height) * box.height,
+  };
+}
+
+/** Waits until the fixture page shows what the check wants; fails showing what it shows. */
+async function pageShows(computerId: string, check: (state: FixtureState) => boolean) {
+  let last: FixtureState | undefined;
+  try {
+    await eventually(async () => check((last = await pageState(server, computerId))), 15_000);
+  } catch (error) {
+    throw new Error(`the page shows ${JSON.stringify(last)}`, { cause: error });
+  }
+  return last!;
+}
+
+async function computerIdOf(page: Page): Promise<string> {
+  await page.waitForURL(/#\/computers\/comp_/);
+  return decodeURIComponent(/#\/computers\/([^/]+)/.exec(page.url())![1]!);
+}
+
+describe('sessions and the live view', () => {
+  let computerId: string;
+  const display = { width: 1280, height: 720 };
+
+  it('creates a browser computer from the Sessions screen and shows its frames', async () => {
+    const page = await open();
+    expect(page.url(), 'the key leaves the address bar').not.toContain('key=');
+    await page.getByLabel('Width').fill(String(display.width));
+    await page.getByLabel('Height').fill(String(display.height));
+    await page.getByRole('button', { name: 'Create computer' }).click();
+    computerId = await computerIdOf(page);
+    await eventually(async () => (await framesDrawn(page)) >= 1, 10_000);
+    await page.getByText(/^live · \d+ fps$/).waitFor();
+
+    await page.evaluate(() => (location.hash = '#/sessions'));
+    const row = page.locator(`tr[data-computer-id="${computerId}"]`);
+    await row.waitFor();
+    const cells = row.locator('td');
+    expect(await cells.nth(1).innerText()).toBe('browser');
+    expect(await cells.nth(2).innerText()).toBe('running');
+    expect(await cells.nth(3).innerText()).toBe('1280×720');
+    expect(await cells.nth(5).innerText()).toMatch(/^[12]:\d\d$/);
+    await eventually(async () => (await cells.nth(6).innerText()) === '1', 5000);
+    await saveScreenshots(page, 'sessions');
+  });
+
+  it('clicks, right-clicks, scrolls and types on the computer at the pixel shown', async () => {
+    // At 1920×1080 the 1280×720 view is shown unscaled: every pixel can be hit exactly.
+    const page = await open(`#/computers/${computerId}`, VIEWPORTS[1]);
+    await page.getByLabel('Address').fill(`${fixtures.url}/actions.html`);
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.getByRole('button', { name: 'Switch to tab Actions fixture' }).waitFor();
+    expect((await page.locator('.stage canvas').boundingBox())!.width).toBe(display.width);
+    const shows = (line: string) => pageShows(computerId, (state) => state.events.includes(line));
+
+    const target = await viewPoint(page, display, 150, 130);
+    await page.mouse.click(target.x, target.y);
+    await shows('click 150,130 left detail=1 on target');
+
+    const corner = await viewPoint(page, display, 250, 180);
+    await page.mouse.click(corner.x, corner.y, { button: 'right' });
+    await shows('contextmenu 250,180 right detail=0 on target');
+
+    const field = await viewPoint(page, display, 500, 150);
+    await page.mouse.click(field.x, field.y);
+    await page.keyboard.type('Hello, World!');
+    await page.keyboard.press('Backspace');
+    await pageShows(computerId, (state) => state.typed === 'Hello, World');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Bye');
+    await pageShows(computerId, (state) => state.typed === 'Bye');
+
+    await page.mouse.move(target.x, target.y);
+    await page.mouse.wheel(0, 240);
+    await pageShows(computerId, (state) => state.scroll[1] >= 200);
+    await page.mouse.wheel(0, -1000);
+    await pageShows(computerId, (state) => state.scroll[1] === 0);
+
+    // Scaled down to fit 1280×800, one screen pixel covers more than one of the computer's.
+    await page.setViewportSize(VIEWPORTS[0]);
+    expect((await page.locator('.stage canvas').boundingBox())!.width).toBeLessThan(display.width);
+    const clicks = (state: FixtureState) =>
+      state.events.filter((line) => line.startsWith('click '));
+    const before = clicks(await pageState(server, computerId)).length;
+    const scaled = await viewPoint(page, display, 200, 170);
+    await page.mouse.click(scaled.x, scaled.y);
+    const state = await pageShows(computerId, (now) => clicks(now).length > before);
+    const match = /^click (\d+),(\d+) left detail=1 on target$/.exec(clicks(state).at(-1)!)!;
+    const landed = [Number(match[1]), Number(match[2])] as const;
+    expect(Math.abs(landed[0] - 200)).toBeLessThanOrEqual(1);
+    expect(Math.abs(landed[1] - 170)).toBeLessThanOrEqual(1);
+    await saveScreenshots(page, 'live-view');
+  });
+
+  it('draws at least 25 frames a second of an animated page', async () => {
+    await server.request('POST', `/computers/${computerId}/navigate`, {
+      url: `${fixtures.url}/animated.html`,
+    });
+    const page = await open(`#/computers/${computerId}`);
+    await eventually(async () => (await framesDrawn(page)) >= 10, 10_000);
+    const before = await framesDrawn(page);
+    await page.waitForTimeout(3000);
+    const fps = ((await framesDrawn(page)) - before) / 3;
+    console.log(`live view: ${fps.toFixed(1)} frames drawn per second at fps=30`);
+    expect(fps).toBeGreaterThanOrEqual(25);
+  });
+
+  it('marks an agent task driving, and a person taking over pauses it until handed back', async () => {
+    await server.request('POST', `/computers/${computerId}/navigate`, {
+      url: `${fixtures.url}/actions.html`,
+    });
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'wait around',
+      model: 'waiter',
+      computer_id: computerId,
+    });
+    const taskId = started.body.task_id as string;
+    const status = async () => (await server.request('GET', `/agent/tasks/${taskId}`)).body.status;
+    const page = await open(`#/computers/${computerId}`, VIEWPORTS[1]);
+    await page.getByText(`Agent task ${taskId} is driving.`).waitFor();
+
+    const target = await viewPoint(page, display, 120, 120);
+    await page.mouse.click(target.x, target.y);
+    await page.getByText('You are driving.').waitFor();
+    await eventually(async () => (await status()) === 'paused');
+    await pageShows(computerId, (state) =>
+      state.events.includes('click 120,120 left detail=1 on target'),
+    );
+    await saveScreenshots(page, 'live-view-taken-over');
+
+    await page.getByRole('button', { name: `Hand back to ${taskId}` }).click();
+    await eventually(async () => (await status()) === 'running');
+    await page.getByText(`Agent task ${taskId} is driving.`).waitFor();
+    await server.request('POST', `/agent/tasks/${taskId}/cancel`);
+  });
+
+  it('ends the computer from the Sessions screen', async () => {
+    const page = await open('#/sessions');
+    await page.getByRole('button', { name: `End ${computerId}` }).click();
+    await page.locator(`tr[data-computer-id="${computerId}"]`).waitFor({ state: 'detached' });
+    const after = await server.request('GET', `/computers/${computerId}`);
+    expect(after.body).toMatchObject({ status: 'terminated', termination_reason: 'deleted' });
+  });
+});
+
+describe('tasks', () => {
+  let taskId: string;
+
+  it('starts a scripted task, pauses it, sends a message, resumes and watches it complete', async () => {
+    const computer = (await server.request('POST', '/computers', {})).body.id as string;
+    await server.request('POST', `/computers/${computer}/navigate`, {
+      url: `${fixtures.url}/actions.html`,
+    });
+    const page = await open('#/tasks');
+    await page.getByLabel('Instruction').fill('Type hi into the field');
+    await page.getByLabel('Model').selectOption('typist');
+    await page.getByLabel('Computer').selectOption(`computer:${computer}`);
+    await page.getByRole('button', { name: 'Start task' }).click();
+    await page.waitForURL(/#\/tasks\/task_/);
+    taskId = decodeURIComponent(/#\/tasks\/([^/]+)/.exec(page.url())![1]!);
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('.screen-head .status-paused').waitFor();
+    await page.getByLabel('Message to the model').fill('Please type hi, then stop.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Please type hi, then stop.').waitFor();
+    await saveScreenshots(page, 'task-paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+
+    await page.locator('.screen-head .status-completed').waitFor({ timeout: 20_000 });
+    expect(await page.locator('.screen-head .facts').innerText()).toContain('exit code 0');
+    await page.getByText('Result: Typed hi.').waitFor();
+    expect((await pageState(server, computer)).typed).toBe('hi');
+    const timeline = page.locator('.timeline');
+    await timeline.getByText('The field is on the right of the blue box.').waitFor();
+    await timeline.getByText('click at 500, 150').waitFor();
+    await timeline.getByText('type “hi”').first().waitFor();
+    for (const kind of ['paused', 'you said', 'resumed', 'completed']) {
+      await timeline
+        .locator('.event-kind', { hasText: new RegExp(`^${kind}$`) })
+        .first()
+        .waitFor();
+    }
+    // The click is drawn on its step's screenshot, at the pixel it clicked.
+    const clickStep = timeline.locator('li.step', { hasText: 'click at 500, 150' });
+    await clickStep.locator('img').evaluate((img: HTMLImageElement) => img.decode());
+    const ring = clickStep.locator('circle.mark-ring');
+    expect(await ring.getAttribute('cx')).toBe('500');
+    expect(await ring.getAttribute('cy')).toBe('150');
+    await saveScreenshots(page, 'task-completed');
+  }, 60_000);
+
+  it('lists the task again after Benchtop restarts on the same data dir', async () => {
+    await server.close();
+    server = await startTestServer({ models: MODELS }, { dataDir });
+    const page = await open('#/tasks');
+    const row = page.locator(`tr[data-task-id="${taskId}"]`);
+    await row.waitFor();
+    const cells = row.locator('td');
+    expect(await cells.nth(1).innerText()).toBe('completed');
+    expect(await cells.nth(2).innerText()).toBe('0');
+    expect(await cells.nth(3).innerText()).toBe('Type hi into the field');
+    await saveScreenshots(page, 'tasks');
+    await row.getByRole('link', { name: taskId }).click();
+    await page.getByText('Result: Typed hi.').waitFor();
+    await page.locator('.timeline').getByText('Typed hi.').first().waitFor();
+  }, 60_000);
+});
+
+describe('settings', () => {
+  it('creates a key shown once with the SDK snippet, and revokes it', async () => {
+    const page = await open('#/settings');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const input = page.getByLabel('New API key');
+    await input.waitFor();
+    const key = await input.inputValue();
+    expect(key).toMatch(/^sk_/);
+    expect(await page.getByLabel('SDK environment').innerText()).toBe(
+      `export LIGHTCONE_BASE_URL=${server.url} TZAFON_API_KEY=${key}`,
+    );
+    expect((await server.request('GET', '/computers', undefined, { key })).status).toBe(200);
+    await saveScreenshots(page, 'settings');
+
+    const created = (await server.request('GET', '/keys')).body.find((k: any) =>
+      key.startsWith(k.prefix),
+    );
+    await page.getByRole('button', { name: `Revoke ${created.id}` }).click();
+    await page.locator(`tr[data-key-id="${created.id}"] .status-revoked`).waitFor();
+    expect((await server.request('GET', '/computers', undefined, { key })).status).toBe(401);
+  });
+});
