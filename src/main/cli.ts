@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, defaultDataDir } from './core/config.js';
+import { LIFT_FILE, readBlocks, writeAtomically } from './core/guards/ip-block-files.js';
 import { KeyStore } from './core/store/key-store.js';
 import { startBenchtop } from './start-benchtop.js';
 
@@ -9,7 +12,9 @@ const USAGE = `usage:
   benchtop serve [--port N] [--host ADDRESS]
   benchtop keys create [--org NAME]
   benchtop keys list
-  benchtop keys revoke KEY_ID`;
+  benchtop keys revoke KEY_ID
+  benchtop ip-blocks [list]
+  benchtop ip-blocks lift IP|--all`;
 
 const SHUTDOWN_DEADLINE_MS = 15_000;
 
@@ -76,6 +81,31 @@ function keys(args: string[], org: string | undefined): void {
   }
 }
 
+/** Sees and lifts the running server's IP blocks through files in the data dir. */
+async function ipBlocks(args: string[], all: boolean | undefined): Promise<void> {
+  const dataDir = defaultDataDir();
+  const [action = 'list', ip] = args;
+  if (action === 'list') {
+    const blocks = readBlocks(dataDir);
+    if (blocks.length === 0) console.log('no address is blocked');
+    for (const block of blocks) {
+      console.log(
+        `${block.ip}  ${block.failures} failed authentications  blocked until ${block.until}`,
+      );
+    }
+    return;
+  }
+  if (action !== 'lift' || (!ip && !all)) throw new ConfigError(USAGE);
+  const liftFile = join(dataDir, LIFT_FILE);
+  writeAtomically(liftFile, { ips: all ? ['*'] : [ip] });
+  for (let waited = 0; waited < 3000 && existsSync(liftFile); waited += 100) await sleep(100);
+  if (existsSync(liftFile)) {
+    rmSync(liftFile, { force: true });
+    throw new ConfigError('no running Benchtop took the request (blocks end when Benchtop stops)');
+  }
+  console.log(all ? 'lifted every block' : `lifted the block of ${ip}`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -85,6 +115,7 @@ async function main(argv: string[]): Promise<void> {
       host: { type: 'string' },
       org: { type: 'string' },
       help: { type: 'boolean' },
+      all: { type: 'boolean' },
     },
   });
   const [command = 'serve', ...rest] = positionals;
@@ -92,6 +123,7 @@ async function main(argv: string[]): Promise<void> {
   mkdirSync(defaultDataDir(), { recursive: true });
   if (command === 'serve') return serve(values);
   if (command === 'keys') return keys(rest, values.org);
+  if (command === 'ip-blocks') return ipBlocks(rest, values.all);
   throw new ConfigError(`unknown command "${command}"\n${USAGE}`);
 }
 

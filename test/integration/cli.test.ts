@@ -61,6 +61,32 @@ afterEach(() => {
 });
 
 describe('benchtop serve', () => {
+  it('lists and lifts IP blocks of the running server from the command line', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-blocks-'));
+    const { child, url, output } = await serve(dataDir, {
+      BENCHTOP_LIMITS_AUTH_FAILURES_BEFORE_BLOCK: '2',
+    });
+    const key = output.find((line) => line.startsWith('the window: '))!.split('#key=')[1]!;
+    const get = (auth: string) =>
+      fetch(`${url}/computers`, { headers: { authorization: `Bearer ${auth}` } });
+    expect((await get('sk_wrong_aaaaaaaaaaaaaaaaaaaa')).status).toBe(401);
+    expect((await get('sk_wrong_aaaaaaaaaaaaaaaaaaaa')).status).toBe(401);
+    expect((await get(key)).status).toBe(403);
+
+    const listed = run(['ip-blocks'], dataDir);
+    expect(listed.stdout).toMatch(/^127\.0\.0\.1 +2 failed authentications +blocked until \d{4}-/m);
+    const lifted = run(['ip-blocks', 'lift', '127.0.0.1'], dataDir);
+    expect(lifted.status, lifted.stderr).toBe(0);
+    expect(lifted.stdout).toContain('lifted the block of 127.0.0.1');
+    expect((await get(key)).status).toBe(200);
+    expect(run(['ip-blocks'], dataDir).stdout).toContain('no address is blocked');
+    child.kill('SIGTERM');
+    await exited(child);
+    const nobody = run(['ip-blocks', 'lift', '--all'], dataDir);
+    expect(nobody.status).toBe(2);
+    expect(nobody.stderr).toContain('no running Benchtop');
+  });
+
   it('prints a /ui/ link whose key works only while this process runs', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-ui-'));
     const { child, url, output } = await serve(dataDir);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { TaskService } from './agent/task-service.js';
 import { ActionRunner } from './computers/action-runner.js';
 import { AuthFailures } from './guards/auth-failures.js';
+import { IpBlockFiles } from './guards/ip-block-files.js';
 import { TokenBuckets } from './guards/token-buckets.js';
 import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
@@ -91,6 +92,7 @@ export async function createCore(options: CoreOptions) {
     dataDir,
     overrides: options.overrides,
   });
+  const blockFiles = new IpBlockFiles(dataDir, guards.failures);
   browsers.prewarm();
 
   const screencasts = new ScreencastHub();
@@ -122,6 +124,7 @@ export async function createCore(options: CoreOptions) {
     },
     async close() {
       await tasks.close();
+      blockFiles.close();
       await screencasts.close();
       await computers.close();
       await browsers.close();

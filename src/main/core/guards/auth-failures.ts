@@ -10,6 +10,9 @@ export type IpBlock = { ip: string; failures: number; until: string };
 export class AuthFailures {
   private readonly failures = new Map<string, number[]>();
 
+  /** Called when an address becomes blocked or a block is lifted. */
+  onChange: () => void = () => {};
+
   constructor(
     private readonly limit: () => number,
     private readonly clock: () => number = () => Date.now(),
@@ -26,12 +29,14 @@ export class AuthFailures {
     const times = this.recent(ip);
     times.push(this.clock());
     this.failures.set(ip, times);
+    if (times.length === this.limit()) this.onChange();
   }
 
   /** Lifts a block and forgets the address's failures; false when it was not blocked. */
   lift(ip: string): boolean {
     const blocked = this.blockedFor(ip) > 0;
     this.failures.delete(ip);
+    if (blocked) this.onChange();
     return blocked;
   }
 
