@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -158,6 +158,8 @@ describe('sessions and the live view', () => {
     const corner = await viewPoint(page, display, 250, 180);
     await page.mouse.click(corner.x, corner.y, { button: 'right' });
     await shows('contextmenu 250,180 right detail=0 on target');
+    await page.mouse.dblclick(target.x, target.y);
+    await shows('dblclick 150,130 left detail=2 on target');
 
     const field = await viewPoint(page, display, 500, 150);
     await page.mouse.click(field.x, field.y);
@@ -325,5 +327,58 @@ describe('settings', () => {
     await page.getByRole('button', { name: `Revoke ${created.id}` }).click();
     await page.locator(`tr[data-key-id="${created.id}"] .status-revoked`).waitFor();
     expect((await server.request('GET', '/computers', undefined, { key })).status).toBe(401);
+  });
+});
+
+describe('settings that apply at once', () => {
+  it('adds a model with its key, which reads masked afterwards', async () => {
+    const page = await open('#/settings');
+    const add = page.getByRole('group', { name: 'Add a model' });
+    await add.getByLabel('Model name').fill('my-vlm');
+    await add.getByLabel('Provider').selectOption('openai-compatible');
+    await add.getByRole('button', { name: 'Add' }).click();
+    const entry = page.getByRole('group', { name: 'my-vlm' });
+    await entry.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+    await entry.getByLabel('API key').fill('sk-upstream-secret');
+    await page.getByRole('button', { name: 'Save models' }).click();
+    await page.getByText('Saved.').waitFor();
+
+    await entry.getByText('a key is stored').waitFor();
+    expect(await entry.getByLabel('API key').inputValue()).toBe('********');
+    const answer = await server.request('GET', '/settings');
+    expect(answer.body.settings.models.providers['my-vlm']).toEqual({
+      provider: 'openai-compatible',
+      base_url: 'http://127.0.0.1:9/v1',
+      api_key: '********',
+    });
+    expect(readFileSync(join(dataDir, 'config.json'), 'utf8')).toContain('sk-upstream-secret');
+    const models = await server.request('GET', '/v1/models');
+    expect(models.body.data.map((model: { id: string }) => model.id)).toContain('my-vlm');
+  });
+
+  it('switches exec off and lowers a limit', async () => {
+    const computer = (await server.request('POST', '/computers', {})).body.id as string;
+    const page = await open('#/settings');
+    await page.getByLabel('Allow shell commands (exec) on computers').uncheck();
+    await page.getByLabel('Tabs per browser').fill('3');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved.').waitFor();
+
+    const exec = await server.request('POST', `/computers/${computer}/exec/sync`, {
+      command: 'true',
+    });
+    expect(exec.status).toBe(403);
+    expect(exec.body.code).toBe('exec_disabled');
+    expect((await server.request('GET', '/settings')).body.settings.limits.max_tabs).toBe(3);
+
+    await page.getByLabel('Allow shell commands (exec) on computers').check();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await eventually(async () => {
+      const again = await server.request('POST', `/computers/${computer}/exec/sync`, {
+        command: 'true',
+      });
+      return again.status === 200;
+    });
+    await server.request('DELETE', `/computers/${computer}`);
   });
 });

@@ -40,6 +40,8 @@ export async function openUi(
 ): Promise<UiPage> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
+  // A locator that never matches fails naming itself, well before the test's own timeout.
+  page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`console: ${message.text()}`);

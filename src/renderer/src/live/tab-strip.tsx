@@ -35,7 +35,7 @@ export function TabStrip({ computerId, version, beforeAction }: Props) {
 
   return (
     <div className="tabs-bar">
-      <div className="tab-strip" role="tablist" aria-label="Tabs">
+      <div className="tab-strip" role="group" aria-label="Tabs">
         {tabs === undefined && <Spinner label="loading tabs" />}
         {tabs?.map((tab) => (
           <div key={tab.tab_id} className={`tab${tab.is_main ? ' tab-main' : ''}`}>
