@@ -76,6 +76,7 @@ function createTray(benchtop: Benchtop): void {
     serverUrl: benchtop.server.url,
     windowKey,
     keys: benchtop.core.keys,
+    blocks: benchtop.core.guards.failures,
     writeClipboard: (text) => clipboard.writeText(text),
     openWindow: () => openWindow(benchtop),
     quit: () => app.quit(),

@@ -16,6 +16,7 @@ function tray() {
     serverUrl: server.url,
     windowKey: server.key,
     keys: server.core.keys,
+    blocks: server.core.guards.failures,
     writeClipboard: (text) => clipboard.push(text),
     openWindow: () => calls.push('open'),
     quit: () => calls.push('quit'),
@@ -42,9 +43,26 @@ describe('the tray menu', () => {
       '—',
       'Copy SDK Snippet (key valid until Benchtop quits)',
       'Copy SDK Snippet with a New Stored Key',
+      'Lift IP Blocks',
       '—',
       'Quit Benchtop (ends every computer)',
     ]);
+  });
+
+  it('lifts every IP block, so a blocked address is served again', () => {
+    const failures = server.core.guards.failures;
+    const limit = server.core.settings.limits.auth_failures_before_block;
+    server.core.settings.limits.auth_failures_before_block = 2;
+    try {
+      failures.record('10.0.0.9');
+      failures.record('10.0.0.9');
+      expect(failures.blocks().map((block) => block.ip)).toEqual(['10.0.0.9']);
+      tray().click(/^Lift IP Blocks/);
+      expect(failures.blocks()).toEqual([]);
+      expect(failures.blockedFor('10.0.0.9')).toBe(0);
+    } finally {
+      server.core.settings.limits.auth_failures_before_block = limit;
+    }
   });
 
   it('open and quit do what they say', () => {

@@ -7,6 +7,9 @@ export type TrayDeps = {
   windowKey: string;
   /** The core's KeyStore: a stored key outlives restarts (revocable in Settings). */
   keys: { create(org: string): { key: string } };
+  /** The core's failed-authentication record: the window lifts blocks in-process, since a
+   * blocked loopback address cannot reach the server over HTTP. */
+  blocks: { blocks(): Array<{ ip: string }>; lift(ip: string): boolean };
   writeClipboard(text: string): void;
   openWindow(): void;
   quit(): void;
@@ -29,6 +32,12 @@ export function trayMenuTemplate(deps: TrayDeps): MenuItemConstructorOptions[] {
     {
       label: 'Copy SDK Snippet with a New Stored Key',
       click: () => deps.writeClipboard(sdkSnippet(deps.serverUrl, deps.keys.create('local').key)),
+    },
+    {
+      label: 'Lift IP Blocks',
+      click: () => {
+        for (const block of deps.blocks.blocks()) deps.blocks.lift(block.ip);
+      },
     },
     { type: 'separator' },
     { label: 'Quit Benchtop (ends every computer)', click: () => deps.quit() },

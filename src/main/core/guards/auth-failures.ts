@@ -28,6 +28,8 @@ export class AuthFailures {
   record(ip: string): void {
     const times = this.recent(ip);
     times.push(this.clock());
+    // Only the newest `limit` failures decide a block: the list never grows past it.
+    if (times.length > this.limit()) times.splice(0, times.length - this.limit());
     this.failures.set(ip, times);
     if (times.length === this.limit()) this.onChange();
   }
