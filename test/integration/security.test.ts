@@ -31,13 +31,14 @@ function raw(
 describe('rate limit per key', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ limits: { requests_per_second: 5, burst: 10 } });
+    // One token a second: even a slow, loaded machine cannot refill the burst mid-test.
+    server = await startTestServer({ limits: { requests_per_second: 1, burst: 10 } });
   });
   afterAll(() => server.close());
 
   it('answers 429 with Retry-After once a key spends its burst; other keys are unaffected', async () => {
     const answers = [];
-    for (let i = 0; i < 12; i++) answers.push(await server.request('GET', '/computers'));
+    for (let i = 0; i < 15; i++) answers.push(await server.request('GET', '/computers'));
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.slice(0, 10).every((status) => status === 200)).toBe(true);
     const limited = answers.find((answer) => answer.status === 429)!;
@@ -46,11 +47,11 @@ describe('rate limit per key', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const ms = Number(limited.headers.get('retry-after-ms'));
     expect(ms).toBeGreaterThan(0);
-    expect(ms).toBeLessThanOrEqual(200);
+    expect(ms).toBeLessThanOrEqual(1000);
 
     const { key: other } = server.core.keys.create('local');
     expect((await server.request('GET', '/computers', undefined, { key: other })).status).toBe(200);
-    // The bucket refills at 5 a second.
+    // The bucket refills at one a second.
     await new Promise((resolve) => setTimeout(resolve, ms + 50));
     expect((await server.request('GET', '/computers')).status).toBe(200);
     // /health needs no key and is not limited by one.
