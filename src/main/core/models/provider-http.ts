@@ -50,7 +50,7 @@ export async function* postForEvents(
   timer.clear();
   const decoder = new TextDecoder();
   let buffer = '';
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of chunksOf(endpoint, response, signal)) {
     buffer += decoder.decode(chunk, { stream: true });
     let boundary: number;
     while ((boundary = buffer.search(/\r?\n\r?\n/)) >= 0) {
@@ -72,6 +72,30 @@ export async function* postForEvents(
         );
       }
     }
+  }
+}
+
+/** The body's bytes; a connection that breaks midway is the provider's failure, named as such. */
+async function* chunksOf(
+  endpoint: ProviderEndpoint,
+  response: Response,
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  try {
+    for (;;) {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        throw fetchFailure(endpoint, error, signal, undefined, 'answer');
+      }
+      if (read.done) return;
+      yield read.value;
+    }
+  } finally {
+    // A consumer that stops early must not leave the provider's connection open.
+    void reader.cancel().catch(() => {});
   }
 }
 
@@ -133,25 +157,47 @@ async function readText(
   try {
     return await response.text();
   } catch (error) {
-    throw fetchFailure(endpoint, error, signal, timer);
+    throw fetchFailure(endpoint, error, signal, timer, 'answer');
   }
 }
 
+/**
+ * What went wrong talking to the provider, in words: `phase` says whether the answer had begun
+ * (headers came, then the connection broke) or not.
+ */
 function fetchFailure(
   endpoint: ProviderEndpoint,
   error: unknown,
   signal: AbortSignal,
-  timer: Timer,
+  timer: Timer | undefined,
+  phase: 'request' | 'answer' = 'request',
 ): Error {
   if (signal.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
-  if (timer.expired) {
+  if (timer?.expired) {
     return new ModelError(
       'timeout',
       `${endpoint.label} did not answer within ${endpoint.timeoutMs / 1000} s (${origin(endpoint)}); raise timeout_ms in its model settings or try again`,
     );
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+  // undici's own codes (UND_ERR_SOCKET) mean nothing to a person; its message ("other side
+  // closed") does. System codes (ECONNREFUSED) are the clearer of the two.
+  const reason =
+    (cause?.code?.startsWith('UND_ERR') ? cause.message : cause?.code) ??
+    cause?.message ??
+    (error as Error).message;
+  if (phase === 'answer') {
+    return new ModelError(
+      'unreachable',
+      `${endpoint.label} at ${origin(endpoint)} broke off its answer (${reason}); check that it is still running`,
+    );
+  }
+  if (cause?.code === 'UND_ERR_SOCKET') {
+    return new ModelError(
+      'unreachable',
+      `${endpoint.label} at ${origin(endpoint)} closed the connection without answering (${reason}); check that it is still running`,
+    );
+  }
   return new ModelError(
     'unreachable',
     `could not reach ${endpoint.label} at ${origin(endpoint)} (${reason}); check that it is running and its base_url`,
