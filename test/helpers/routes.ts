@@ -62,3 +62,32 @@ export const ROUTES = [
   'GET /settings',
   'PATCH /settings',
 ] as const;
+
+/** A valid body for each route that takes one (used where only the id or the encoding is wrong). */
+export const VALID_BODY: Partial<Record<(typeof ROUTES)[number], unknown>> = {
+  'POST /computers': {},
+  'POST /computers/:id/keepalive': undefined,
+  'POST /computers/:id/click': { x: 10, y: 10 },
+  'POST /computers/:id/double-click': { x: 10, y: 10 },
+  'POST /computers/:id/right-click': { x: 10, y: 10 },
+  'POST /computers/:id/mouse-down': { x: 10, y: 10 },
+  'POST /computers/:id/mouse-up': { x: 10, y: 10 },
+  'POST /computers/:id/drag': { x1: 10, y1: 10, x2: 20, y2: 20 },
+  'POST /computers/:id/scroll': { x: 10, y: 10, dx: 0, dy: 10 },
+  'POST /computers/:id/type': { text: 'hi' },
+  'POST /computers/:id/hotkey': { keys: ['ctrl', 'a'] },
+  'POST /computers/:id/key-down': { key: 'shift' },
+  'POST /computers/:id/key-up': { key: 'shift' },
+  'POST /computers/:id/navigate': { url: 'about:blank' },
+  'POST /computers/:id/screenshot': {},
+  'POST /computers/:id/html': {},
+  'POST /computers/:id/viewport': { width: 800, height: 600 },
+  'POST /computers/:id/change-proxy': { proxy_url: '' },
+  'POST /computers/:id/debug': { command: 'true' },
+  'POST /computers/:id/execute': { action: { type: 'wait', ms: 0 } },
+  'POST /computers/:id/batch': { actions: [{ type: 'wait', ms: 0 }] },
+  'POST /computers/:id/tabs': {},
+  'POST /computers/:id/exec': { command: 'true' },
+  'POST /computers/:id/exec/sync': { command: 'true' },
+  'POST /agent/tasks/:id/messages': { message: 'hi' },
+};

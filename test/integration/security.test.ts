@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES, VALID_BODY } from '../helpers/routes.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** A raw request, so the Host and Origin headers are exactly what a test says. */
@@ -147,5 +151,62 @@ describe('Host header and cross-origin requests', () => {
       headers: { ...auth(), origin: server.url },
     });
     expect(same.status).toBe(200);
+  });
+});
+
+describe('organization isolation on every route with an id', () => {
+  let server: TestServer;
+  let other: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'benchtop-isolation-'));
+    const script = join(dir, 'slow.json');
+    writeFileSync(script, JSON.stringify({ delay_ms: 60_000, turns: [] }));
+    server = await startTestServer({
+      models: { default: 'slow', providers: { slow: { provider: 'scripted', script } } },
+    });
+    other = server.core.keys.create('other').key;
+    const persistent = (await server.request('POST', '/computers', { persistent: true })).body;
+    await server.request('DELETE', `/computers/${persistent.id}`);
+    ids.environment = persistent.id;
+    ids.computer = (await server.request('POST', '/computers', {})).body.id;
+    ids.tab = (
+      await server.request('GET', `/computers/${ids.computer}/tabs`)
+    ).body.result.tabs[0].id;
+    ids.response = (
+      await server.request('POST', '/v1/responses', { input: 'x', background: true })
+    ).body.id;
+    ids.task = (
+      await server.request('POST', '/agent/tasks', { instruction: 'x', computer_id: ids.computer })
+    ).body.task_id;
+    ids.key = server.core.keys.create('local').info.id;
+  });
+  afterAll(() => server.close());
+
+  it("answers another organization's key with 404 for our computers, tabs, streams, responses, tasks, environments and keys", async () => {
+    const withIds = ROUTES.filter((route) => /:(id|tab_id)/.test(route));
+    for (const route of withIds) {
+      const [method, template] = route.split(' ') as [string, string];
+      const id = template.startsWith('/v1/responses')
+        ? ids.response
+        : template.startsWith('/agent/tasks')
+          ? ids.task
+          : template.startsWith('/environments')
+            ? ids.environment
+            : template.startsWith('/keys')
+              ? ids.key
+              : ids.computer;
+      const path = template.replace(':id', id!).replace(':tab_id', ids.tab!);
+      const body = VALID_BODY[route] ?? (method === 'POST' ? {} : undefined);
+      const answer = await server.request(method, path, body, { key: other });
+      expect(answer.status, `${route}: ${answer.text.slice(0, 200)}`).toBe(404);
+      expect(answer.text).not.toContain(server.key);
+    }
+    // Ours are all still there.
+    expect((await server.request('GET', `/computers/${ids.computer}`)).body.status).toBe('running');
+    expect((await server.request('GET', `/agent/tasks/${ids.task}`)).body.status).toBe('running');
+    expect((await server.request('GET', `/v1/responses/${ids.response}`)).status).toBe(200);
+    expect(server.core.keys.verify(server.key)).toBeDefined();
   });
 });
