@@ -34,17 +34,20 @@ export function LiveView({ computer, beforeAction }: Props) {
   const [error, setError] = useState<string>();
   const [mark, setMark] = useState<{ left: number; top: number; n: number }>();
 
+  const before = useRef(beforeAction);
+  before.current = beforeAction;
+  // One queue for the view's life: a second one would let actions overtake each other.
   const queue = useMemo(
     () =>
       new ActionQueue(
         async (action: ViewAction) => {
-          await beforeAction();
+          await before.current();
           await api.act(computer.id, action.path, action.body);
           setError(undefined);
         },
         (failure) => setError(errorText(failure)),
       ),
-    [api, computer.id, beforeAction],
+    [api, computer.id],
   );
 
   const at = (event: { clientX: number; clientY: number }): Point => {
@@ -90,6 +93,11 @@ export function LiveView({ computer, beforeAction }: Props) {
           ref={canvas}
           width={width}
           height={height}
+          // As large as the stage allows in the display's proportions, smaller or larger.
+          style={{
+            aspectRatio: `${width} / ${height}`,
+            width: `min(100cqw, 100cqh * ${width / height})`,
+          }}
           // The first click of a double-click has been sent already; the second is the dblclick.
           onClick={(event) => event.detail === 1 && pointAction('click', event)}
           onDoubleClick={(event) => pointAction('double-click', event)}

@@ -24,27 +24,32 @@ export function useDriver(computerId: string) {
   );
   const currentRef = useRef(current);
   currentRef.current = current;
+  /** The task this person paused: the polled list may not show it paused yet. */
+  const pausedByUs = useRef<string>(undefined);
+  const { reload } = tasks;
 
   /** Called before each of the person's actions; pauses a task that is driving. */
   const takeOver = useCallback(async () => {
     setPersonDriving(true);
     const task = currentRef.current;
-    if (task?.status !== 'running') return;
+    if (task?.status !== 'running' || pausedByUs.current === task.task_id) return;
+    pausedByUs.current = task.task_id;
     try {
       await api.post(`/agent/tasks/${task.task_id}/pause`);
     } catch (error) {
       // It finished or was paused in the meantime: the person drives either way.
       if (!(error instanceof ApiError && error.status === 400)) throw error;
     }
-    await tasks.reload();
-  }, [api, tasks]);
+    await reload();
+  }, [api, reload]);
 
   const handBack = useCallback(async () => {
     const task = currentRef.current;
     if (task?.status === 'paused') await api.post(`/agent/tasks/${task.task_id}/resume`);
+    pausedByUs.current = undefined;
     setPersonDriving(false);
-    await tasks.reload();
-  }, [api, tasks]);
+    await reload();
+  }, [api, reload]);
 
   let driver: Driver = { who: 'nobody' };
   if (personDriving) driver = { who: 'person', task: current };

@@ -18,7 +18,8 @@ const RECONNECT_MS = 1000;
 /**
  * Draws the computer's screencast into the canvas. Only the newest frame is decoded: when frames
  * come faster than they can be drawn, the ones in between are skipped, so the view never lags.
- * The canvas keeps the display's size; frames scaled down by max_width are drawn stretched back.
+ * The canvas takes each frame's own size (max_width may have scaled it down); CSS scales it to
+ * the window, so nothing is resampled twice.
  */
 export function useScreencast(
   computerId: string,
@@ -71,7 +72,7 @@ export function useScreencast(
 /** fps=30, and frames no wider than the view shows them (less to encode, send and decode). */
 function screencastQuery(element: HTMLCanvasElement | null, display: Size): string {
   const params = new URLSearchParams({ fps: '30', quality: '70' });
-  const shown = Math.round((element?.parentElement?.clientWidth ?? 0) * devicePixelRatio);
+  const shown = Math.round((element?.getBoundingClientRect().width ?? 0) * devicePixelRatio);
   if (shown >= 16 && shown < display.width) params.set('max_width', String(shown));
   return params.toString();
 }
@@ -132,7 +133,11 @@ class LatestFramePainter {
       return;
     }
     const canvas = this.canvas.current;
-    canvas?.getContext('2d')?.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    if (canvas && (canvas.width !== bitmap.width || canvas.height !== bitmap.height)) {
+      canvas.width = bitmap.width;
+      canvas.height = bitmap.height;
+    }
+    canvas?.getContext('2d')?.drawImage(bitmap, 0, 0);
     bitmap.close();
     if (!canvas) return;
     this.onDrawn();
