@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
 import { BenchtopError } from '../core/errors.js';
+import { storageMessage, storageProblem } from '../core/storage-errors.js';
 
 export function sendError(
   res: Response,
@@ -33,6 +34,13 @@ export function errorMapper(log: (message: string) => void): ErrorRequestHandler
     // Express could not decode a path parameter ("%ED%A0%80" is no UTF-8): the client's URL.
     if (error instanceof URIError || (error as { status?: number })?.status === 400) {
       return sendError(res, 'invalid_request', 'the URL is not valid percent-encoded UTF-8');
+    }
+    // A data dir that cannot be written (read-only disk, full disk, permissions) is the machine's
+    // problem, not a bug: the answer says so, and the log keeps the details.
+    const problem = storageProblem(error);
+    if (problem) {
+      log(`storage error ${res.locals.requestId as string}: ${(error as Error).stack}`);
+      return sendError(res, 'unavailable', storageMessage('write to its data dir', problem));
     }
     log(
       `internal error ${res.locals.requestId as string}: ${(error as Error)?.stack ?? String(error)}`,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirectory } from '../storage-errors.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 const COMPUTER = /^comp_[A-Za-z0-9_-]{1,64}$/;
@@ -24,7 +25,7 @@ export class ScreenshotStore {
   async save(computerId: string, png: Buffer): Promise<string> {
     const token = randomBytes(24).toString('base64url');
     const folder = join(this.dir, computerId);
-    await mkdir(folder, { recursive: true });
+    await makeDirectory(folder);
     await writeFile(join(folder, `${token}.png`), png);
     return `/screenshots/${computerId}/${token}.png`;
   }

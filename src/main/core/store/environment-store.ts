@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Environment } from '../../../shared/computers.js';
 import { BenchtopError, invalidRequest, notFound } from '../errors.js';
 import { now } from '../ids.js';
+import { makeDirectory } from '../storage-errors.js';
 
 export type EnvironmentMeta = Environment & { org: string };
 
@@ -123,7 +124,7 @@ export class EnvironmentStore {
     const dir = this.orgDir(org);
     const suffix = randomBytes(6).toString('hex');
     const temp = join(dir, `${TEMP_PREFIX}${id}.${suffix}`);
-    await mkdir(temp, { recursive: true });
+    await makeDirectory(temp);
     try {
       const stamp = now();
       const meta: EnvironmentMeta = {
