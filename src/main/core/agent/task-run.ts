@@ -16,6 +16,7 @@ import type { ComputerSession } from '../computers/computer-session.js';
 import { normalizeAction } from '../computers/normalize-action.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { now } from '../ids.js';
+import { asStorageError } from '../storage-errors.js';
 import type { ResponsesService } from '../models/responses-service.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -75,6 +76,8 @@ export class TaskRun {
   private inFlight: string | undefined;
   private seq: number;
   private readonly listeners = new Set<(event: TaskEvent) => void>();
+  /** False when the task's end could not be written: only this object knows it. */
+  stored = true;
 
   constructor(
     readonly task: Task,
@@ -95,7 +98,6 @@ export class TaskRun {
 
   /** Runs the loop to its end; never rejects. */
   async run(): Promise<void> {
-    this.emit({ type: 'started', computer_id: this.session.id, max_steps: this.task.max_steps });
     const unwatch = this.deps.events.subscribe(this.session.id, (event) => {
       if (event.type !== 'status' || event.status !== 'terminated') return;
       this.abort({
@@ -105,6 +107,7 @@ export class TaskRun {
     });
     let outcome: Outcome;
     try {
+      this.emit({ type: 'started', computer_id: this.session.id, max_steps: this.task.max_steps });
       outcome = await this.loop();
     } catch (error) {
       outcome = this.stop ?? { status: 'failed', error: (error as Error).message };
@@ -339,14 +342,22 @@ export class TaskRun {
 
   // ---- bookkeeping ---------------------------------------------------------------------------
 
+  /**
+   * Records the outcome. It stands in memory (GET answers it, followers get the last event) even
+   * when the disk refuses it; a restart then reads the task as ended by shutdown.
+   */
   private finish(outcome: Outcome): void {
     const status: TerminalStatus = outcome.status;
     this.task.status = status;
     this.task.exit_code = EXIT_CODES[status];
     if (outcome.status === 'completed') this.task.result = outcome.result;
     if (outcome.status === 'failed') this.task.error = outcome.error;
-    this.save();
-    this.emit(
+    try {
+      this.save();
+    } catch {
+      this.stored = false;
+    }
+    this.emitAnyway(
       outcome.status === 'completed'
         ? { type: 'completed', result: outcome.result }
         : outcome.status === 'failed'
@@ -360,14 +371,31 @@ export class TaskRun {
     if (this.controller.signal.aborted) throw new Stopped('stopped');
   }
 
+  /** Writes the task; a disk that refuses fails the step (and so the task) saying why. */
   private save(): void {
     this.task.updated_at = now();
-    this.deps.store.update(this.task);
+    try {
+      this.deps.store.update(this.task);
+    } catch (error) {
+      throw asStorageError('store the task', error);
+    }
   }
 
   private emit(input: EventInput, step = this.task.steps): void {
+    const failure = this.emitAnyway(input, step);
+    if (failure) throw asStorageError('store the task', failure);
+  }
+
+  /** Stores and publishes an event; the error when it could not be stored (followers still get it). */
+  private emitAnyway(input: EventInput, step = this.task.steps): Error | undefined {
     const event = { ...input, task_id: this.task.task_id, step, timestamp: now() } as TaskEvent;
-    this.deps.store.append(this.task.task_id, this.seq++, event);
+    let failure: Error | undefined;
+    try {
+      this.deps.store.append(this.task.task_id, this.seq++, event);
+    } catch (error) {
+      failure = error as Error;
+    }
     for (const listener of this.listeners) listener(event);
+    return failure;
   }
 }

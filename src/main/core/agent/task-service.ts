@@ -4,6 +4,7 @@ import type { ComputerRegistry } from '../computers/computer-registry.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
+import { asStorageError } from '../storage-errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { TaskRun, type TaskDeps } from './task-run.js';
 
@@ -54,7 +55,13 @@ export class TaskService {
       result: null,
       error: null,
     };
-    this.deps.store.insert(org, task);
+    try {
+      this.deps.store.insert(org, task);
+    } catch (error) {
+      // Nobody could follow or end a task that was never stored: the computer made for it goes.
+      if (!body.computer_id) await this.deps.computers.delete(org, session.id).catch(() => {});
+      throw asStorageError('store the task', error);
+    }
     const run = new TaskRun(task, session, this.deps, {
       org,
       temperature: body.temperature,
@@ -64,7 +71,8 @@ export class TaskService {
     });
     this.runs.set(task.task_id, run);
     const loop = run.run().finally(() => {
-      this.runs.delete(task.task_id);
+      // A task whose end the disk refused is answered from memory; the store still says running.
+      if (run.stored) this.runs.delete(task.task_id);
       this.loops.delete(loop);
     });
     this.loops.add(loop);

@@ -6,6 +6,7 @@ import {
   type Tool,
 } from '../../../shared/responses.js';
 import { invalidRequest, notFound } from '../errors.js';
+import { asStorageError } from '../storage-errors.js';
 import { newId, now } from '../ids.js';
 import type { ResponseStore, StoredResponse } from '../store/response-store.js';
 import { ConversationBuilder } from './conversation.js';
@@ -102,7 +103,11 @@ export class ResponsesService {
       state: null,
       openCalls,
     };
-    this.store.insert(stored);
+    try {
+      this.store.insert(stored);
+    } catch (error) {
+      throw asStorageError('store the response', error);
+    }
     const run: Run = { stored, controller: new AbortController(), ended: false };
     this.running.set(id, run);
     const emit = sequenced(options.onEvent);
@@ -198,7 +203,18 @@ export class ResponsesService {
     }
     run.ended = true;
     this.running.delete(stored.body.id);
-    this.store.update(stored);
+    try {
+      this.store.update(stored);
+    } catch (error) {
+      // The answer exists only here: the caller learns it was not kept (nothing can continue
+      // from it), and `finished` still settles, as a background response's caller never waits.
+      stored.body.status = 'failed';
+      stored.body.error = {
+        code: 'internal',
+        message: (asStorageError('store the response', error) as Error).message,
+      };
+      event = 'response.failed';
+    }
     emit({ type: event, response: snapshot(stored) });
     return snapshot(stored);
   }
@@ -214,8 +230,9 @@ export class ResponsesService {
     if (!run || run.ended) return;
     run.ended = true;
     this.running.delete(id);
-    record(run);
+    // Stopped first, so the model call ends even when recording the end fails.
     run.controller.abort(new Error('cancelled'));
+    record(run);
   }
 
   private previousOf(org: string, id: string): StoredResponse {
