@@ -123,15 +123,28 @@ export async function createCore(options: CoreOptions) {
       baseUrl = url.replace(/\/$/, '');
     },
     async close() {
-      await tasks.close();
-      blockFiles.close();
-      await screencasts.close();
-      await computers.close();
-      await browsers.close();
-      responses.close();
-      screenshots.close();
-      keys.close();
-      database.close();
+      // Every step runs even when one before it fails (a disk that refuses a write, a browser
+      // already gone): a shutdown that stopped halfway would leave Chromium or desktops running.
+      const steps: Array<() => unknown> = [
+        () => tasks.close(),
+        () => blockFiles.close(),
+        () => screencasts.close(),
+        () => computers.close(),
+        () => browsers.close(),
+        () => responses.close(),
+        () => screenshots.close(),
+        () => keys.close(),
+        () => database.close(),
+      ];
+      const failures: Error[] = [];
+      for (const step of steps) {
+        try {
+          await step();
+        } catch (error) {
+          failures.push(error as Error);
+        }
+      }
+      if (failures.length) throw failures[0]!;
     },
   };
 }

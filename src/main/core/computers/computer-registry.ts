@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContextOptions } from 'playwright-core';
 import type { Display } from '../../../shared/common.js';
@@ -13,6 +13,7 @@ import type { ComputerEvents } from '../events/computer-events.js';
 import { newId } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import type { EnvironmentStore } from '../store/environment-store.js';
+import { makeDirectory } from '../storage-errors.js';
 import { BrowserOperator, proxyFromUrl } from './browser/browser-operator.js';
 import type { BrowserHost, ComputerContextOptions } from './browser/browser-host.js';
 import type { TabActivity } from './browser/browser-tabs.js';
@@ -75,7 +76,7 @@ export class ComputerRegistry {
     }
     const workspace = join(this.deps.workspaces, id);
     try {
-      await mkdir(workspace, { recursive: true });
+      await makeDirectory(workspace);
       if (restored?.kind === 'desktop') {
         await this.deps.environments.restoreWorkspace(org, restored.id, workspace);
       }
@@ -317,7 +318,9 @@ export class ComputerRegistry {
       (error: unknown) => error as Error,
     );
     await session.operator.close();
-    await rm(session.init.workspace, { recursive: true, force: true });
+    // A workspace the disk will not let go of (read-only, permissions) only takes space; the
+    // computer has ended either way, and a failed save is the error worth reporting.
+    await rm(session.init.workspace, { recursive: true, force: true }).catch(() => {});
     if (failed && reason === 'deleted') throw failed;
   }
 
