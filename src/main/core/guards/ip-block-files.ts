@@ -38,11 +38,15 @@ export class IpBlockFiles {
 
   close(): void {
     this.watcher.close();
-    rmSync(join(this.dataDir, BLOCKS_FILE), { force: true });
+    attempt(() => rmSync(join(this.dataDir, BLOCKS_FILE), { force: true }));
   }
 
+  /**
+   * Blocks are enforced in memory; the file only shows them to the CLI. A data dir that cannot
+   * be written must not turn a refused key into a 500, nor stop a shutdown.
+   */
   private publish(): void {
-    writeAtomically(join(this.dataDir, BLOCKS_FILE), this.failures.blocks());
+    attempt(() => writeAtomically(join(this.dataDir, BLOCKS_FILE), this.failures.blocks()));
   }
 
   private takeLifts(): void {
@@ -54,13 +58,24 @@ export class IpBlockFiles {
     } catch {
       return; // Half written: the rename that completes it fires the watcher again.
     }
-    rmSync(path, { force: true });
+    // Runs in a file watcher's callback, where a throw would end the process.
+    if (!attempt(() => rmSync(path, { force: true }))) return;
     const ips = Array.isArray(request.ips) ? request.ips.map(String) : [];
     const all = ips.includes('*');
     for (const block of this.failures.blocks()) {
       if (all || ips.includes(block.ip)) this.failures.lift(block.ip);
     }
     this.publish();
+  }
+}
+
+/** Runs work; false when it threw (the disk refused it). */
+function attempt(work: () => void): boolean {
+  try {
+    work();
+    return true;
+  } catch {
+    return false;
   }
 }
 
