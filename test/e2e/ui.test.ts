@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { readWorkspaceFile } from '../helpers/desktop.js';
 import { pageState, type FixtureState } from '../helpers/page-state.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 import {
@@ -382,5 +383,28 @@ describe('settings that apply at once', () => {
       return again.status === 200;
     });
     await server.request('DELETE', `/computers/${computer}`);
+  });
+});
+
+describe('a desktop computer', () => {
+  it('takes clicks and typing from the live view in its terminal, and shows its pointer', async () => {
+    const page = await open('', VIEWPORTS[1]);
+    await page.getByLabel('Kind').selectOption('desktop');
+    await page.getByRole('button', { name: 'Create computer' }).click();
+    const id = await computerIdOf(page);
+    await eventually(async () => (await framesDrawn(page)) >= 1, 15_000);
+    expect(await page.locator('.tabs-bar').count(), 'a desktop has no tabs').toBe(0);
+
+    const terminal = await viewPoint(page, { width: 1280, height: 720 }, 200, 150);
+    await page.mouse.click(terminal.x, terminal.y);
+    await page.keyboard.type('echo "from the window" > ui.txt');
+    await page.keyboard.press('Enter');
+    await eventually(
+      async () => (await readWorkspaceFile(server, id, 'ui.txt')) === 'from the window\n',
+      10_000,
+    );
+    await page.locator('.remote-pointer').waitFor({ state: 'visible' });
+    await saveScreenshots(page, 'live-view-desktop');
+    await server.request('DELETE', `/computers/${id}`);
   });
 });

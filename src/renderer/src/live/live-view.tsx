@@ -30,7 +30,17 @@ export function LiveView({ computer, beforeAction }: Props) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const { width, height } = computer.display;
   const display = useMemo(() => ({ width, height }), [width, height]);
-  const stream = useScreencast(computer.id, display, canvas);
+  const pointer = useRef<HTMLSpanElement>(null);
+  // Moved without a render: the pointer may move as often as frames arrive.
+  const stream = useScreencast(computer.id, display, canvas, ({ x, y }) => {
+    const view = canvas.current;
+    const mark = pointer.current;
+    if (!view || !mark) return;
+    const left = view.offsetLeft + (x / display.width) * view.clientWidth;
+    const top = view.offsetTop + (y / display.height) * view.clientHeight;
+    mark.style.transform = `translate(${left}px, ${top}px)`;
+    mark.hidden = false;
+  });
   const [error, setError] = useState<string>();
   const [mark, setMark] = useState<{ left: number; top: number; n: number }>();
 
@@ -106,6 +116,11 @@ export function LiveView({ computer, beforeAction }: Props) {
             pointAction('right-click', event);
           }}
         />
+        <span ref={pointer} className="remote-pointer" aria-hidden="true" hidden>
+          <svg viewBox="0 0 12 18" width="12" height="18">
+            <path d="M0.5 0.5 V15 L4 11.5 L6.8 17.5 L9 16.5 L6.3 10.7 H11 Z" />
+          </svg>
+        </span>
         {mark && (
           <span
             key={mark.n}

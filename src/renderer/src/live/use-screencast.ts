@@ -25,8 +25,12 @@ export function useScreencast(
   computerId: string,
   display: Size | undefined,
   canvas: RefObject<HTMLCanvasElement | null>,
+  /** A desktop's pointer, in display pixels (its frames do not show it). */
+  onCursor: (point: { x: number; y: number }) => void,
 ): ScreencastState {
   const api = useApi();
+  const cursor = useRef(onCursor);
+  cursor.current = onCursor;
   const [state, setState] = useState<ScreencastState>({ phase: 'connecting', fps: 0 });
   const drawn = useRef(0);
 
@@ -49,6 +53,8 @@ export function useScreencast(
       const data = message.data as Frame & { type?: string; termination_reason?: string };
       if (message.event === undefined && typeof data.image_data === 'string') {
         painter.offer(data.image_data);
+      } else if (message.event === 'cursor_position') {
+        cursor.current(message.data as { x: number; y: number });
       } else if (data.type === 'status') {
         // The computer ended: nothing more will come, so the stream is not opened again.
         controller.abort();
