@@ -39,16 +39,18 @@ const MIGRATIONS = [
 
 /**
  * The embedded database for responses and tasks: one file in the data dir, WAL journal, foreign
- * writers refused by SQLite's own locking. synchronous=FULL fsyncs the WAL at every commit: with
- * NORMAL a killed process keeps its commits but a disk that fails (remounted read-only after an
- * error) or a power cut loses the last seconds of them, and a client was already told they were
- * stored. It costs an fsync per commit (about 5 ms on the development machines).
+ * writers refused by SQLite's own locking. synchronous=NORMAL: a commit survives the process
+ * being killed (SIGKILL included) and the file is never corrupted, but an OS crash, a power cut
+ * or a disk remounted read-only can lose the commits since the last checkpoint. FULL would fsync
+ * every commit: measured here 3.4 ms p50 and 30 ms p90 per commit against 0.014 ms, which would
+ * make an agent step (six commits) cost more than the screenshot and click it wraps (the speed
+ * targets of the Responses API and agent tasks). docs/ROBUSTNESS.md states this guarantee.
  */
 export function openDatabase(file: string): Db {
   mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   const version = db.pragma('user_version', { simple: true }) as number;
   for (let step = version; step < MIGRATIONS.length; step++) {
