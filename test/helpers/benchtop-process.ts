@@ -1,0 +1,124 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { descendants, isAlive } from './processes.js';
+import { eventually } from './test-server.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'benchtop.js');
+
+/** `benchtop serve` as its own process, the way a person runs it. */
+export type BenchtopProcess = {
+  child: ChildProcess;
+  url: string;
+  /** Every line it printed so far. */
+  output: string[];
+  /** The key its `/ui/` link carries: valid for organization `local` while this process runs. */
+  windowKey: string;
+  /** The stored key printed on a first start (`export TZAFON_API_KEY=…`), if this was one. */
+  firstKey: string | undefined;
+  request<T = any>(method: string, path: string, body?: unknown, key?: string): Promise<Answer<T>>;
+  /** Resolves with the exit code (null when killed by a signal) once the process has ended. */
+  exited(): Promise<number | null>;
+};
+
+export type Answer<T = any> = { status: number; body: T; text: string };
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('BENCHTOP_')),
+  );
+  return { ...env, ...extra };
+}
+
+/** Starts `node bin/benchtop.js serve --port 0` on a data dir; resolves once it listens. */
+export function serveProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<BenchtopProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+    env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, BENCHTOP_BROWSER_WARM_POOL: '1', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const stderr: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let url: string | undefined;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
+      url ??= /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1];
+      const windowKey = /^the window: .*#key=(sk_\S+)$/.exec(line)?.[1];
+      if (!url || !windowKey) return;
+      // The first key, when there is one, is printed right after the window's link.
+      setTimeout(() => {
+        const firstKey = output
+          .find((printed) => printed.includes('export TZAFON_API_KEY='))
+          ?.split('=')[1];
+        resolve(started(child, url!, output, windowKey, firstKey, exit));
+      }, 200);
+    });
+    void exit.then((code) =>
+      reject(new Error(`benchtop exited with ${code}: ${[...output, ...stderr].join('\n')}`)),
+    );
+  });
+}
+
+function started(
+  child: ChildProcess,
+  url: string,
+  output: string[],
+  windowKey: string,
+  firstKey: string | undefined,
+  exit: Promise<number | null>,
+): BenchtopProcess {
+  return {
+    child,
+    url,
+    output,
+    windowKey,
+    firstKey,
+    async request(method, path, body, key = windowKey) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // Not JSON: callers look at text.
+      }
+      return { status: response.status, body: parsed as any, text };
+    },
+    exited: () => exit,
+  };
+}
+
+/**
+ * Kills what a test left: the process and every descendant it had (also ones that outlived it,
+ * by the pids seen while it ran). Returns the pids that were still alive.
+ */
+export async function killAll(pids: number[]): Promise<number[]> {
+  const alive = pids.filter(isAlive);
+  for (const pid of alive) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  await eventually(() => alive.every((pid) => !isAlive(pid)), 5000).catch(() => {});
+  return alive;
+}
+
+/** The process and its descendants now. */
+export function tree(pid: number): number[] {
+  return [pid, ...descendants(pid)];
+}
