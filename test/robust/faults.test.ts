@@ -15,6 +15,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { readOnlyDisk, type ReadOnlyDisk } from '../helpers/read-only-disk.js';
 import { SseReader } from '../helpers/sse.js';
+import type { SettingsInput } from '../../src/main/core/config.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -536,26 +537,28 @@ function expectErrorBody(answer: { status: number; body: any }, what: string) {
 describe('the data dir becomes read-only while the server runs', () => {
   let disk: ReadOnlyDisk;
   let server: TestServer | undefined;
-  const scripts = mkdtempSync(join(tmpdir(), 'benchtop-readonly-scripts-'));
-  const scripted = (name: string, delayMs: number, output: unknown[]) => {
-    const path = join(scripts, `${name}.json`);
-    writeFileSync(path, JSON.stringify({ delay_ms: delayMs, turns: [{ output }] }));
-    return { provider: 'scripted' as const, script: path };
-  };
-  const settings = {
-    browser: { warm_pool: 0 },
-    limits: { auth_failures_before_block: 3 },
-    models: {
-      default: 'echo',
-      providers: {
-        echo: scripted('echo', 0, [{ type: 'message', text: 'stored' }]),
-        slow: scripted('slow', 1500, [
-          { type: 'computer_call', action: { type: 'click', x: 5, y: 5 } },
-        ]),
-      },
-    },
-  };
+  let scripts: string;
+  let settings: SettingsInput;
   beforeAll(() => {
+    scripts = mkdtempSync(join(tmpdir(), 'benchtop-readonly-scripts-'));
+    const scripted = (name: string, delayMs: number, output: unknown[]) => {
+      const path = join(scripts, `${name}.json`);
+      writeFileSync(path, JSON.stringify({ delay_ms: delayMs, turns: [{ output }] }));
+      return { provider: 'scripted' as const, script: path };
+    };
+    settings = {
+      browser: { warm_pool: 0 },
+      limits: { auth_failures_before_block: 3 },
+      models: {
+        default: 'echo',
+        providers: {
+          echo: scripted('echo', 0, [{ type: 'message', text: 'stored' }]),
+          slow: scripted('slow', 1500, [
+            { type: 'computer_call', action: { type: 'click', x: 5, y: 5 } },
+          ]),
+        },
+      },
+    };
     disk = readOnlyDisk();
   });
   afterAll(async () => {
@@ -729,12 +732,15 @@ describe('the data dir becomes read-only while the server runs', () => {
 });
 
 describe('the server process SIGKILLed, then started again on its data dir', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-sigkill-'));
-  const configDir = mkdtempSync(join(tmpdir(), 'benchtop-sigkill-config-'));
-  const config = join(configDir, 'config.json');
+  let dataDir: string;
+  let configDir: string;
+  let config: string;
   const started: BenchtopProcess[] = [];
   let seen: number[] = [];
   beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'benchtop-sigkill-'));
+    configDir = mkdtempSync(join(tmpdir(), 'benchtop-sigkill-config-'));
+    config = join(configDir, 'config.json');
     const script = (name: string, delayMs: number, turns: unknown[]) => {
       const path = join(configDir, `${name}.json`);
       writeFileSync(path, JSON.stringify({ delay_ms: delayMs, turns }));
