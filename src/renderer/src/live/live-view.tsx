@@ -12,7 +12,7 @@ import { useApi } from '../api/api-context.js';
 import { errorText } from '../api/client.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { ActionQueue, type ViewAction } from './action-queue.js';
-import { keyAction, toComputerPoint, wheelPixels, type Point } from './input-mapping.js';
+import { keyAction, toComputerPoint, wheelPixels, type Point, type Size } from './input-mapping.js';
 import { useScreencast } from './use-screencast.js';
 
 type Props = {
@@ -26,39 +26,17 @@ type Props = {
  * computer at the same pixel. Shift+Esc leaves the view, every other key goes to the computer.
  */
 export function LiveView({ computer, beforeAction }: Props) {
-  const api = useApi();
   const canvas = useRef<HTMLCanvasElement>(null);
   const { width, height } = computer.display;
   const display = useMemo(() => ({ width, height }), [width, height]);
   const pointer = useRef<HTMLSpanElement>(null);
-  // Moved without a render: the pointer may move as often as frames arrive.
-  const stream = useScreencast(computer.id, display, canvas, ({ x, y }) => {
-    const view = canvas.current;
-    const mark = pointer.current;
-    if (!view || !mark) return;
-    const left = view.offsetLeft + (x / display.width) * view.clientWidth;
-    const top = view.offsetTop + (y / display.height) * view.clientHeight;
-    mark.style.transform = `translate(${left}px, ${top}px)`;
-    mark.hidden = false;
-  });
+  const stream = useScreencast(computer.id, display, canvas, (point) =>
+    movePointer(pointer.current, canvas.current, display, point),
+  );
   const [error, setError] = useState<string>();
   const [mark, setMark] = useState<{ left: number; top: number; n: number }>();
 
-  const before = useRef(beforeAction);
-  before.current = beforeAction;
-  // One queue for the view's life: a second one would let actions overtake each other.
-  const queue = useMemo(
-    () =>
-      new ActionQueue(
-        async (action: ViewAction) => {
-          await before.current();
-          await api.act(computer.id, action.path, action.body);
-          setError(undefined);
-        },
-        (failure) => setError(errorText(failure)),
-      ),
-    [api, computer.id],
-  );
+  const queue = useActionQueue(computer.id, beforeAction, setError);
 
   const at = (event: { clientX: number; clientY: number }): Point => {
     const box = canvas.current!.getBoundingClientRect();
@@ -137,6 +115,43 @@ export function LiveView({ computer, beforeAction }: Props) {
       </p>
       <ErrorText message={error} />
     </div>
+  );
+}
+
+/** A desktop's pointer, moved without a render: it may move as often as frames arrive. */
+function movePointer(
+  mark: HTMLElement | null,
+  view: HTMLCanvasElement | null,
+  display: Size,
+  { x, y }: Point,
+): void {
+  if (!view || !mark) return;
+  const left = view.offsetLeft + (x / display.width) * view.clientWidth;
+  const top = view.offsetTop + (y / display.height) * view.clientHeight;
+  mark.style.transform = `translate(${left}px, ${top}px)`;
+  mark.hidden = false;
+}
+
+/** One queue for the view's life: a second one would let actions overtake each other. */
+function useActionQueue(
+  computerId: string,
+  beforeAction: () => Promise<void>,
+  setError: (message: string | undefined) => void,
+): ActionQueue {
+  const api = useApi();
+  const before = useRef(beforeAction);
+  before.current = beforeAction;
+  return useMemo(
+    () =>
+      new ActionQueue(
+        async (action: ViewAction) => {
+          await before.current();
+          await api.act(computerId, action.path, action.body);
+          setError(undefined);
+        },
+        (failure) => setError(errorText(failure)),
+      ),
+    [api, computerId, setError],
   );
 }
 

@@ -114,6 +114,10 @@ class LatestFramePainter {
   ) {}
 
   offer(base64: string): void {
+    // Read by the e2e test beside frames drawn: a shortfall is the source's or the drawing's.
+    const canvas = this.canvas.current;
+    if (canvas)
+      canvas.dataset.framesReceived = String(Number(canvas.dataset.framesReceived ?? 0) + 1);
     this.latest = base64;
     if (!this.busy) void this.paint();
   }

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Computer } from '../../../shared/computers.js';
-import type { Task } from '../../../shared/tasks.js';
+import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { errorText } from '../api/client.js';
 import { AsyncButton } from '../components/async-button.js';
@@ -23,24 +23,12 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const last = events.at(-1)?.type;
   // Control events change the status: show it at once instead of at the next poll.
   useEffect(() => void reload(), [reload, last]);
-
-  const computers = usePolling(() => api.get<Computer[]>('/computers'), 5000);
+  const showShots = useScreenshotsKept(task.data, events);
   const current = task.data;
-  const firstShot = events.find((event) => event.type === 'screenshot');
-  const showShots =
-    !!current &&
-    screenshotsKept(
-      current,
-      !!computers.data?.some((computer) => computer.id === current.computer_id),
-      firstShot?.type === 'screenshot' ? firstShot.screenshot_url : undefined,
-      api.connection.baseUrl,
-      Date.now(),
-    );
-  const control = (verb: 'pause' | 'resume' | 'cancel') => async () => {
+  const control = async (verb: 'pause' | 'resume' | 'cancel') => {
     await api.post(`/agent/tasks/${taskId}/${verb}`);
     await reload();
   };
-  const live = current?.status === 'running' || current?.status === 'paused';
 
   return (
     <section aria-labelledby="task-title">
@@ -60,39 +48,65 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       </header>
       <ErrorText message={error ?? task.error ?? streamError} />
       {!current && !task.error && <Spinner label="loading the task" />}
-      {current && (
-        <div className="panel task-facts">
-          <p className="instruction">{current.instruction}</p>
-          <p className="muted">
-            Started {localTime(current.created_at)} on{' '}
-            <a href={href.computer(current.computer_id)}>{current.computer_id}</a>
-            {live && ' (watch it live)'}
-          </p>
-          {current.result && <p className="result">Result: {current.result}</p>}
-          {current.error && <p className="error">Failed: {current.error}</p>}
-          {live && (
-            <div className="controls">
-              {current.status === 'running' && (
-                <AsyncButton onClick={control('pause')} onError={setError}>
-                  Pause
-                </AsyncButton>
-              )}
-              {current.status === 'paused' && (
-                <AsyncButton onClick={control('resume')} onError={setError}>
-                  Resume
-                </AsyncButton>
-              )}
-              <AsyncButton className="danger" onClick={control('cancel')} onError={setError}>
-                Cancel
-              </AsyncButton>
-              <MessageForm taskId={taskId} />
-            </div>
-          )}
-        </div>
-      )}
+      {current && <TaskFacts task={current} onControl={control} onError={setError} />}
       <h2>Timeline</h2>
       <TaskTimeline events={events} showScreenshots={showShots} />
     </section>
+  );
+}
+
+type FactsProps = {
+  task: Task;
+  onControl: (verb: 'pause' | 'resume' | 'cancel') => Promise<void>;
+  onError: (message: string | undefined) => void;
+};
+
+function TaskFacts({ task, onControl, onError }: FactsProps) {
+  const live = task.status === 'running' || task.status === 'paused';
+  return (
+    <div className="panel task-facts">
+      <p className="instruction">{task.instruction}</p>
+      <p className="muted">
+        Started {localTime(task.created_at)} on{' '}
+        <a href={href.computer(task.computer_id)}>{task.computer_id}</a>
+        {live && ' (watch it live)'}
+      </p>
+      {task.result && <p className="result">Result: {task.result}</p>}
+      {task.error && <p className="error">Failed: {task.error}</p>}
+      {live && (
+        <div className="controls">
+          {task.status === 'running' && (
+            <AsyncButton onClick={() => onControl('pause')} onError={onError}>
+              Pause
+            </AsyncButton>
+          )}
+          {task.status === 'paused' && (
+            <AsyncButton onClick={() => onControl('resume')} onError={onError}>
+              Resume
+            </AsyncButton>
+          )}
+          <AsyncButton className="danger" onClick={() => onControl('cancel')} onError={onError}>
+            Cancel
+          </AsyncButton>
+          <MessageForm taskId={task.task_id} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Whether the task's screenshots can still be shown (see screenshotsKept). */
+function useScreenshotsKept(task: Task | undefined, events: TaskEvent[]): boolean {
+  const api = useApi();
+  const computers = usePolling(() => api.get<Computer[]>('/computers'), 5000);
+  if (!task) return false;
+  const shot = events.find((event) => event.type === 'screenshot');
+  return screenshotsKept(
+    task,
+    !!computers.data?.some((computer) => computer.id === task.computer_id),
+    shot?.type === 'screenshot' ? shot.screenshot_url : undefined,
+    api.connection.baseUrl,
+    Date.now(),
   );
 }
 
