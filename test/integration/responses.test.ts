@@ -31,6 +31,11 @@ const agentScript = script('agent', {
     },
   ],
 });
+// Still thinking when a test shuts its server down, however slow the machine is.
+const glacialScript = script('glacial', {
+  delay_ms: 60_000,
+  turns: [{ output: [{ type: 'message', text: 'never' }] }],
+});
 const slowScript = script('slow', {
   delay_ms: 1500,
   turns: [{ output: [{ type: 'message', text: 'late' }] }],
@@ -42,6 +47,7 @@ const models = {
     agent: { provider: 'scripted' as const, script: agentScript },
     slow: { provider: 'scripted' as const, script: slowScript },
     missing: { provider: 'scripted' as const, script: join(dir, 'no-such-script.json') },
+    glacial: { provider: 'scripted' as const, script: glacialScript },
   },
 };
 
@@ -192,7 +198,7 @@ describe('POST /v1/responses', () => {
 
   it('refuses what it cannot use with a 400 or 404 naming the field', async () => {
     const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
-      [{ model: 'nope', input: 'x' }, 400, 'model', /unknown model "nope".*agent, slow, missing/],
+      [{ model: 'nope', input: 'x' }, 400, 'model', /unknown model "nope".*agent, slow, missing, glacial/],
       [
         { previous_response_id: 'resp_nothing', input: 'x' },
         404,
@@ -343,7 +349,7 @@ describe('models and chat', () => {
   it('lists every configured model with its provider', async () => {
     const answer = await server.request('GET', '/v1/models');
     expect(answer.body.object).toBe('list');
-    expect(answer.body.data.map((m: { id: string }) => m.id)).toEqual(['agent', 'slow', 'missing']);
+    expect(answer.body.data.map((m: { id: string }) => m.id)).toEqual(['agent', 'slow', 'missing', 'glacial']);
     expect(answer.body.data[0]).toMatchObject({
       object: 'model',
       owned_by: 'benchtop',
@@ -391,7 +397,11 @@ describe('durability', () => {
       await first.request('POST', '/v1/responses', { tools: [TOOL], input: screenshotInput(png) })
     ).body;
     const pending = (
-      await first.request('POST', '/v1/responses', { model: 'slow', input: 'x', background: true })
+      await first.request('POST', '/v1/responses', {
+        model: 'glacial',
+        input: 'x',
+        background: true,
+      })
     ).body;
     await first.close();
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES, VALID_BODY } from '../helpers/routes.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
 
 /** A raw request, so the Host and Origin headers are exactly what a test says. */
 function raw(
@@ -35,27 +35,29 @@ function raw(
 describe('rate limit per key', () => {
   let server: TestServer;
   beforeAll(async () => {
-    // One token a second: even a slow, loaded machine cannot refill the burst mid-test.
-    server = await startTestServer({ limits: { requests_per_second: 1, burst: 10 } });
+    // One token every five seconds: however loaded the machine, the burst is spent long before
+    // the bucket refills.
+    server = await startTestServer({ limits: { requests_per_second: 0.2, burst: 10 } });
   });
   afterAll(() => server.close());
 
   it('answers 429 with Retry-After once a key spends its burst; other keys are unaffected', async () => {
-    const answers = [];
-    for (let i = 0; i < 15; i++) answers.push(await server.request('GET', '/computers'));
-    const statuses = answers.map((answer) => answer.status);
-    expect(statuses.slice(0, 10).every((status) => status === 200)).toBe(true);
-    const limited = answers.find((answer) => answer.status === 429)!;
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 40 && !answers.some((answer) => answer.status === 429); i++) {
+      answers.push(await server.request('GET', '/computers'));
+    }
+    expect(answers.slice(0, 10).map((answer) => answer.status)).toEqual(Array(10).fill(200));
+    const limited = answers.at(-1)!;
+    expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ code: 'rate_limited' });
     expect(limited.body.message).toMatch(/requests_per_second/);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const ms = Number(limited.headers.get('retry-after-ms'));
     expect(ms).toBeGreaterThan(0);
-    expect(ms).toBeLessThanOrEqual(1000);
+    expect(ms).toBeLessThanOrEqual(5000);
 
     const { key: other } = server.core.keys.create('local');
     expect((await server.request('GET', '/computers', undefined, { key: other })).status).toBe(200);
-    // The bucket refills at one a second.
     await new Promise((resolve) => setTimeout(resolve, ms + 50));
     expect((await server.request('GET', '/computers')).status).toBe(200);
     // /health needs no key and is not limited by one.
