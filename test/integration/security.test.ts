@@ -212,3 +212,27 @@ describe('organization isolation on every route with an id', () => {
     expect(server.core.keys.verify(server.key)).toBeDefined();
   });
 });
+
+describe('file-serving routes', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it('never serves a file outside the UI folder or the screenshot store', async () => {
+    const attempts = [
+      '/ui/..%2f..%2fpackage.json',
+      '/ui/%2e%2e/%2e%2e/package.json',
+      '/ui/..%5c..%5cpackage.json',
+      '/ui/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+      '/screenshots/..%2f..%2fkeys.json/x.png',
+      `/screenshots/comp_x/..%2f..%2f..%2fkeys.json`,
+    ];
+    for (const path of attempts) {
+      const answer = await raw(`${server.url}${path}`, {});
+      expect([400, 401, 403, 404], `${path} → ${answer.status}`).toContain(answer.status);
+      expect(JSON.stringify(answer.body ?? '')).not.toMatch(/"(name|hash)"|root:/);
+    }
+  });
+});
