@@ -198,7 +198,12 @@ describe('POST /v1/responses', () => {
 
   it('refuses what it cannot use with a 400 or 404 naming the field', async () => {
     const cases: Array<[Record<string, unknown>, number, string, RegExp]> = [
-      [{ model: 'nope', input: 'x' }, 400, 'model', /unknown model "nope".*agent, slow, missing, glacial/],
+      [
+        { model: 'nope', input: 'x' },
+        400,
+        'model',
+        /unknown model "nope".*agent, slow, missing, glacial/,
+      ],
       [
         { previous_response_id: 'resp_nothing', input: 'x' },
         404,
@@ -349,7 +354,12 @@ describe('models and chat', () => {
   it('lists every configured model with its provider', async () => {
     const answer = await server.request('GET', '/v1/models');
     expect(answer.body.object).toBe('list');
-    expect(answer.body.data.map((m: { id: string }) => m.id)).toEqual(['agent', 'slow', 'missing', 'glacial']);
+    expect(answer.body.data.map((m: { id: string }) => m.id)).toEqual([
+      'agent',
+      'slow',
+      'missing',
+      'glacial',
+    ]);
     expect(answer.body.data[0]).toMatchObject({
       object: 'model',
       owned_by: 'benchtop',
