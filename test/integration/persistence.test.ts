@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Computer, Environment } from '../../src/shared/computers.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { visitLoginPage } from '../helpers/page-state.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Persistent computers: what a browser or desktop saves on termination comes back in a new one. */
@@ -53,21 +54,13 @@ async function create(server: TestServer, body: Record<string, unknown>): Promis
   return response.body;
 }
 
-/** What login.html found in the computer's cookies, localStorage and IndexedDB. */
-async function visit(server: TestServer, id: string, query = ''): Promise<Found> {
-  const navigated = await server.request('POST', `/computers/${id}/navigate`, {
-    url: `${fixtures.url}/login.html${query}`,
-  });
-  expect(navigated.body.status, navigated.text).toBe('success');
-  return eventually(async () => {
-    const html = await server.request('POST', `/computers/${id}/html`, {});
-    const match = /<script type="application\/json" id="found">([\s\S]*?)<\/script>/.exec(
-      html.body.result.html_content as string,
-    );
-    const found = JSON.parse(match![1]!) as Found & { ready?: boolean };
-    return found.ready ? found : undefined;
-  });
-}
+const visit = (server: TestServer, id: string, query = ''): Promise<Found> =>
+  visitLoginPage(
+    (method, path, body) => server.request(method, path, body),
+    fixtures.url,
+    id,
+    query,
+  );
 
 const SIGNED_IN = { cookie: 'alice', local: 'alice', idb: 'alice' };
 

@@ -12,6 +12,7 @@ import {
   type FakeChatCompletions,
 } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { visitLoginPage } from '../helpers/page-state.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { readOnlyDisk, type ReadOnlyDisk } from '../helpers/read-only-disk.js';
 import { SseReader } from '../helpers/sse.js';
@@ -568,21 +569,13 @@ describe('the data dir becomes read-only while the server runs', () => {
   });
 
   /** What login.html found in the computer's cookies and localStorage. */
-  async function visit(id: string, query = ''): Promise<{ cookie: string; local: string }> {
-    const navigated = await answered(server!, 'POST', `/computers/${id}/navigate`, {
-      url: `${fixtures.url}/login.html${query}`,
-    });
-    expect(navigated.body.status, JSON.stringify(navigated.body)).toBe('success');
-    return eventually(async () => {
-      const html = await answered(server!, 'POST', `/computers/${id}/html`, {});
-      const found = JSON.parse(
-        /<script type="application\/json" id="found">([\s\S]*?)<\/script>/.exec(
-          html.body.result.html_content as string,
-        )![1]!,
-      );
-      return found.ready && found;
-    });
-  }
+  const visit = (id: string, query = '') =>
+    visitLoginPage(
+      (method, path, body) => answered(server!, method, path, body),
+      fixtures.url,
+      id,
+      query,
+    );
 
   it('answers writes with clear errors, keeps serving, corrupts nothing', async () => {
     const { dataDir } = disk;
@@ -775,29 +768,13 @@ describe('the server process SIGKILLed, then started again on its data dir', () 
     rmSync(configDir, { recursive: true, force: true });
   });
 
-  async function visit(
-    server: BenchtopProcess,
-    key: string,
-    id: string,
-    query: string,
-  ): Promise<{ cookie: string; local: string }> {
-    const navigated = await server.request(
-      'POST',
-      `/computers/${id}/navigate`,
-      { url: `${fixtures.url}/login.html${query}` },
-      key,
+  const visit = (server: BenchtopProcess, key: string, id: string, query: string) =>
+    visitLoginPage(
+      (method, path, body) => server.request(method, path, body, key),
+      fixtures.url,
+      id,
+      query,
     );
-    expect(navigated.body.status, navigated.text).toBe('success');
-    return eventually(async () => {
-      const html = await server.request('POST', `/computers/${id}/html`, {}, key);
-      const found = JSON.parse(
-        /<script type="application\/json" id="found">([\s\S]*?)<\/script>/.exec(
-          html.body.result.html_content as string,
-        )![1]!,
-      );
-      return found.ready && found;
-    });
-  }
 
   it('keeps keys, environments, responses and tasks; a running task ends failed with shutdown', async () => {
     const env = { BENCHTOP_CONFIG: config };

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, serveProcess, tree, type BenchtopProcess } from '../helpers/benchtop-process.js';
 import { processesOnDisplay } from '../helpers/desktop.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { visitLoginPage } from '../helpers/page-state.js';
 import { commandOf, isAlive } from '../helpers/processes.js';
 import { SseReader } from '../helpers/sse.js';
 import { eventually } from '../helpers/test-server.js';
@@ -72,28 +73,13 @@ function kindOf(pid: number): string {
   return KINDS.find(([, pattern]) => pattern.test(command))?.[0] ?? 'other';
 }
 
-async function visit(
-  server: BenchtopProcess,
-  key: string,
-  id: string,
-  query: string,
-): Promise<{ cookie: string; local: string; idb: string }> {
-  const navigated = await server.request(
-    'POST',
-    `/computers/${id}/navigate`,
-    { url: `${fixtures.url}/login.html${query}` },
-    key,
+function visit(server: BenchtopProcess, key: string, id: string, query: string) {
+  return visitLoginPage(
+    (method, path, body) => server.request(method, path, body, key),
+    fixtures.url,
+    id,
+    query,
   );
-  expect(navigated.body.status, navigated.text).toBe('success');
-  return eventually(async () => {
-    const html = await server.request('POST', `/computers/${id}/html`, {}, key);
-    const found = JSON.parse(
-      /<script type="application\/json" id="found">([\s\S]*?)<\/script>/.exec(
-        html.body.result.html_content as string,
-      )![1]!,
-    );
-    return found.ready && found;
-  });
 }
 
 describe('SIGTERM of benchtop serve', () => {
