@@ -1,5 +1,5 @@
-import { useState, type ReactNode } from 'react';
-import { errorText } from '../api/client.js';
+import type { ReactNode } from 'react';
+import { useApiAction } from '../hooks/use-api-action.js';
 import { Spinner } from './feedback.js';
 
 type Props = {
@@ -15,20 +15,9 @@ type Props = {
 
 /** A button whose action talks to the API: a spinner while it runs, the error reported after. */
 export function AsyncButton({ onClick, onError, children, disabled, ...rest }: Props) {
-  const [busy, setBusy] = useState(false);
-  const run = async () => {
-    setBusy(true);
-    onError(undefined);
-    try {
-      await onClick();
-    } catch (error) {
-      onError(errorText(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, run } = useApiAction(onError);
   return (
-    <button type="button" {...rest} disabled={disabled || busy} onClick={() => void run()}>
+    <button type="button" {...rest} disabled={disabled || busy} onClick={() => void run(onClick)}>
       {children}
       {busy && <Spinner />}
     </button>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
 import { useApi } from '../api/api-context.js';
 import { errorText } from '../api/client.js';
 import { AsyncButton } from '../components/async-button.js';
+import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { listTabs, type Tab } from '../sessions/tabs.js';
 
@@ -85,24 +86,15 @@ export function TabStrip({ computerId, version, beforeAction }: Props) {
 
 function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise<void> }) {
   const [value, setValue] = useState(url);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useApiAction();
   const input = useRef<HTMLInputElement>(null);
   // The tab navigated: show where it is now, unless the person is typing an address.
   useEffect(() => {
     if (document.activeElement !== input.current) setValue(url);
   }, [url]);
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onGo(value.trim());
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    return run(() => onGo(value.trim()));
   };
   return (
     <form className="address" onSubmit={(event) => void submit(event)}>

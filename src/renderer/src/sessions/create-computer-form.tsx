@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Computer, ComputerKind, Environment } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
+import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
 import { usePolling } from '../hooks/use-polling.js';
@@ -18,14 +18,11 @@ export function CreateComputerForm({ onCreated }: { onCreated: () => Promise<voi
   const [height, setHeight] = useState(720);
   const [persistent, setPersistent] = useState(false);
   const [environmentId, setEnvironmentId] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useApiAction();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const computer = await api.post<Computer>('/computers', {
         kind,
         display: { width, height },
@@ -34,11 +31,7 @@ export function CreateComputerForm({ onCreated }: { onCreated: () => Promise<voi
       });
       await onCreated();
       location.hash = href.computer(computer.id);
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const saved = (environments.data ?? []).filter((environment) => environment.kind === kind);
 

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import type { StartTaskBody } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
+import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
 import { usePolling } from '../hooks/use-polling.js';
@@ -19,13 +19,10 @@ export function StartTaskForm() {
   const [model, setModel] = useState('');
   const [target, setTarget] = useState('kind:browser');
   const [maxSteps, setMaxSteps] = useState(50);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useApiAction();
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     const [how, value] = target.split(':') as ['kind' | 'computer', string];
     const body: Partial<StartTaskBody> = {
       instruction,
@@ -33,14 +30,10 @@ export function StartTaskForm() {
       ...(model && { model }),
       ...(how === 'kind' ? { kind: value as 'browser' | 'desktop' } : { computer_id: value }),
     };
-    try {
+    return run(async () => {
       const started = await api.post<Started>('/agent/tasks', body);
       location.hash = href.task(started.task_id);
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

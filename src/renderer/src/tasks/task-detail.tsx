@@ -2,8 +2,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
 import { AsyncButton } from '../components/async-button.js';
+import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
@@ -114,20 +114,13 @@ function useScreenshotsKept(task: Task | undefined, events: TaskEvent[]): boolea
 function MessageForm({ taskId }: { taskId: string }) {
   const api = useApi();
   const [message, setMessage] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const submit = async (event: FormEvent) => {
+  const { busy, error, run } = useApiAction();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       await api.post(`/agent/tasks/${taskId}/messages`, { message });
       setMessage('');
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form className="message-form" onSubmit={(event) => void submit(event)}>
