@@ -4,13 +4,15 @@ import express, { type Router } from 'express';
 import { sendError } from './errors.js';
 
 /**
- * Where the built window UI is: out/renderer beside out/main when running the build, or the
- * repository's out/renderer when running the sources (tsx).
+ * Where the built window UI is: out/renderer next to the built main code (which electron-vite
+ * puts in out/main or out/main/chunks), or the repository's out/renderer when running the
+ * sources (tsx, from src/main/server).
  */
 export function findUiDir(): string | undefined {
   const here = import.meta.dirname;
   const candidates = [
     join(here, '..', 'renderer'),
+    join(here, '..', '..', 'renderer'),
     join(here, '..', '..', '..', 'out', 'renderer'),
   ];
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));

@@ -2,7 +2,7 @@ import type { StartTaskBody, Task, TaskEvent, TaskStatus } from '../../../shared
 import { EXIT_CODES } from '../../../shared/tasks.js';
 import type { ComputerRegistry } from '../computers/computer-registry.js';
 import type { ComputerSession } from '../computers/computer-session.js';
-import { invalidRequest, notFound } from '../errors.js';
+import { BenchtopError, invalidRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import { asStorageError } from '../storage-errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -152,7 +152,7 @@ export class TaskService {
       try {
         return this.deps.computers.getRunning(org, body.computer_id);
       } catch (error) {
-        throw (error as { withParam?: (p: string) => Error }).withParam?.('computer_id') ?? error;
+        throw error instanceof BenchtopError ? error.withParam('computer_id') : error;
       }
     }
     const display =
