@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import express, { type Router } from 'express';
 import { sendError } from './errors.js';
 
 /**
- * Where the built window UI is: out/renderer next to the built main code (which electron-vite
- * puts in out/main or out/main/chunks), or the repository's out/renderer when running the
- * sources (tsx, from src/main/server).
+ * Where the built window UI is: electron-vite writes it to out/renderer, next to the built main
+ * code (out/main, or out/main/chunks once bundled); running the sources (tsx, from
+ * src/main/server) it is the repository's out/renderer. Only a `renderer` folder inside `out`
+ * counts: src/renderer holds the unbuilt page.
  */
 export function findUiDir(): string | undefined {
   const here = import.meta.dirname;
@@ -14,7 +15,7 @@ export function findUiDir(): string | undefined {
     join(here, '..', 'renderer'),
     join(here, '..', '..', 'renderer'),
     join(here, '..', '..', '..', 'out', 'renderer'),
-  ];
+  ].filter((dir) => basename(dirname(dir)) === 'out');
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 
