@@ -3,7 +3,7 @@
  * its process (PLATFORM.md). It answers requests from the main process over the IPC channel.
  */
 import { Button, Key, keyboard, mouse, Point, screen } from '@nut-tree-fork/nut-js';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import type {
   WorkerAnswer,
   WorkerButton,
@@ -102,23 +102,28 @@ async function keys(list: Key[], mode: 'tap' | 'down' | 'up'): Promise<null> {
   return null;
 }
 
-/** Swaps blue and red: grab() gives BGRA (with alpha 0, so alpha is dropped too). */
-const BGR_TO_RGB: [[number, number, number], [number, number, number], [number, number, number]] = [
-  [0, 0, 1],
-  [0, 1, 0],
-  [1, 0, 0],
-];
+/**
+ * The grab as 3-channel RGB. grab() gives BGRA with alpha 0, and libvips premultiplies by alpha
+ * during a resize whatever order sharp's calls come in, which blackens all but antialiased text:
+ * alpha must be gone before sharp sees the pixels. Done in JavaScript because it is the fastest
+ * way measured (about 2 ms for 1280×720, where a libvips recomb costs about 9 ms).
+ */
+function rgbOf(image: { data: Buffer; width: number; height: number }): Sharp {
+  const { data, width, height } = image;
+  const rgb = Buffer.allocUnsafe(width * height * 3);
+  for (let from = 0, to = 0; from < data.length; from += 4, to += 3) {
+    rgb[to] = data[from + 2]!;
+    rgb[to + 1] = data[from + 1]!;
+    rgb[to + 2] = data[from]!;
+  }
+  return sharp(rgb, { raw: { width, height, channels: 3 } });
+}
 
-/** PNG of the whole display, converted in libvips rather than in JavaScript. */
+/** PNG of the whole display. */
 async function screenshot(): Promise<{ png: Buffer; width: number; height: number }> {
   const image = await screen.grab();
-  const { width, height } = image;
-  const png = await sharp(image.data, { raw: { width, height, channels: 4 } })
-    .removeAlpha()
-    .recomb(BGR_TO_RGB)
-    .png({ compressionLevel: 1 })
-    .toBuffer();
-  return { png, width, height };
+  const png = await rgbOf(image).png({ compressionLevel: 1 }).toBuffer();
+  return { png, width: image.width, height: image.height };
 }
 
 /** A screencast frame: JPEG, scaled down to maxWidth, with where the pointer is. */
@@ -129,9 +134,7 @@ async function frame(
   const [image, cursor] = await Promise.all([screen.grab(), mouse.getPosition()]);
   let width = image.width;
   let height = image.height;
-  let pipeline = sharp(image.data, { raw: { width, height, channels: 4 } })
-    .removeAlpha()
-    .recomb(BGR_TO_RGB);
+  let pipeline = rgbOf(image);
   if (maxWidth && maxWidth < width) {
     height = Math.round((height * maxWidth) / width);
     width = maxWidth;
