@@ -7,15 +7,22 @@ import {
   dialog,
   Menu,
   nativeImage,
+  screen,
   session,
   shell,
   Tray,
 } from 'electron';
+import Store from 'electron-store';
 import { defaultDataDir } from './core/config.js';
 import { startBenchtop, type Benchtop } from './start-benchtop.js';
 import { navigationGuard } from './window/navigation-guard.js';
 import { closeOnQuit } from './window/quit-handling.js';
 import { trayMenuTemplate } from './window/tray-menu.js';
+import {
+  PREFERENCES_FILE,
+  windowPreferences,
+  type WindowPreferences,
+} from './window/window-preferences.js';
 import {
   appPaths,
   devServerFlags,
@@ -35,7 +42,7 @@ const paths = appPaths(import.meta.dirname);
 let window: BrowserWindow | undefined;
 let tray: Tray | undefined;
 
-function openWindow(benchtop: Benchtop): void {
+function openWindow(benchtop: Benchtop, preferences: WindowPreferences): void {
   if (window && !window.isDestroyed()) {
     if (window.isMinimized()) window.restore();
     window.show();
@@ -43,11 +50,13 @@ function openWindow(benchtop: Benchtop): void {
     return;
   }
   const serverUrl = benchtop.server.url;
+  const restored = preferences.restore(screen.getAllDisplays());
   const created = new BrowserWindow(
     windowOptions({
       preloadPath: paths.preload,
       connection: { baseUrl: serverUrl, apiKey: windowKey },
       iconPath: join(paths.resources, 'icon.png'),
+      bounds: restored.bounds,
     }),
   );
   const guard = navigationGuard(windowOrigins(serverUrl, devUrl), (url) => {
@@ -57,17 +66,21 @@ function openWindow(benchtop: Benchtop): void {
   created.webContents.on('will-redirect', guard.onRedirect);
   created.webContents.setWindowOpenHandler(guard.onWindowOpen);
   session.defaultSession.setPermissionRequestHandler(guard.onPermission);
-  created.once('ready-to-show', () => created.show());
+  created.once('ready-to-show', () => {
+    if (restored.maximized) created.maximize();
+    created.show();
+  });
+  preferences.track(created, windowUrl(serverUrl, devUrl));
   created.on('closed', () => {
     if (window === created) window = undefined;
   });
   window = created;
-  created.loadURL(windowUrl(serverUrl, devUrl)).catch((error: unknown) => {
+  created.loadURL(windowUrl(serverUrl, devUrl, restored.route)).catch((error: unknown) => {
     dialog.showErrorBox('Benchtop could not load its window', String(error));
   });
 }
 
-function createTray(benchtop: Benchtop): void {
+function createTray(benchtop: Benchtop, preferences: WindowPreferences): void {
   tray = new Tray(
     nativeImage.createFromPath(join(paths.resources, trayIconFile(process.platform))),
   );
@@ -78,11 +91,11 @@ function createTray(benchtop: Benchtop): void {
     keys: benchtop.core.keys,
     blocks: benchtop.core.guards.failures,
     writeClipboard: (text) => clipboard.writeText(text),
-    openWindow: () => openWindow(benchtop),
+    openWindow: () => openWindow(benchtop, preferences),
     quit: () => app.quit(),
   });
   tray.setContextMenu(Menu.buildFromTemplate(template));
-  tray.on('click', () => openWindow(benchtop));
+  tray.on('click', () => openWindow(benchtop, preferences));
 }
 
 function main(): void {
@@ -92,6 +105,9 @@ function main(): void {
     windowKey,
     flags: devServerFlags(devUrl),
   });
+  // The window's size, place and last screen: window-state.json in userData (electron-store's
+  // folder), never the server's config.json.
+  const preferences = windowPreferences(() => new Store(PREFERENCES_FILE));
   closeOnQuit(
     app,
     () =>
@@ -101,6 +117,7 @@ function main(): void {
       ),
     {
       onClosing: () => {
+        preferences.flush();
         tray?.destroy();
         for (const open of BrowserWindow.getAllWindows()) open.hide();
       },
@@ -111,10 +128,10 @@ function main(): void {
   app.on('window-all-closed', () => undefined);
   Promise.all([starting, app.whenReady()]).then(
     ([benchtop]) => {
-      createTray(benchtop);
-      openWindow(benchtop);
-      app.on('second-instance', () => openWindow(benchtop));
-      app.on('activate', () => openWindow(benchtop));
+      createTray(benchtop, preferences);
+      openWindow(benchtop, preferences);
+      app.on('second-instance', () => openWindow(benchtop, preferences));
+      app.on('activate', () => openWindow(benchtop, preferences));
     },
     (error: unknown) => {
       void app.whenReady().then(() => {

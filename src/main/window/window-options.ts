@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { BrowserWindowConstructorOptions } from 'electron';
+import type { BrowserWindowConstructorOptions, Rectangle } from 'electron';
 import { connectionArguments, type WindowConnection } from '../../shared/window-connection.js';
 
 /** Where the built app's files are, relative to out/main/index.js (and inside the package). */
@@ -10,6 +10,9 @@ export function appPaths(mainDir: string): { preload: string; resources: string 
   };
 }
 
+/** The first window's size, and the smallest the screens' layouts still work at. */
+export const WINDOW_SIZE = { width: 1280, height: 860, minWidth: 900, minHeight: 600 } as const;
+
 /**
  * The window is one more client of the HTTP API, and the least trusted one: a sandboxed renderer
  * without Node, isolated from its preload, with web security on. It gets its connection on argv.
@@ -18,13 +21,13 @@ export function windowOptions(options: {
   preloadPath: string;
   connection: WindowConnection;
   iconPath?: string;
+  /** Where the window was last time, already checked to be on a connected display. */
+  bounds?: Rectangle;
 }): BrowserWindowConstructorOptions {
   return {
     title: 'Benchtop',
-    width: 1280,
-    height: 860,
-    minWidth: 900,
-    minHeight: 600,
+    ...WINDOW_SIZE,
+    ...options.bounds,
     // Shown on ready-to-show, so the user never sees an empty white frame.
     show: false,
     icon: options.iconPath,
@@ -44,10 +47,19 @@ export function windowOptions(options: {
 
 /**
  * What the window loads: the UI the server itself serves at /ui/, so the page is same-origin with
- * the API. Under `npm run dev` it is electron-vite's dev server instead (hot reload).
+ * the API. Under `npm run dev` it is electron-vite's dev server instead (hot reload). A route (a
+ * screen's hash, such as `#/tasks`) opens the window on that screen.
  */
-export function windowUrl(serverUrl: string, devRendererUrl: string | undefined): string {
-  return devRendererUrl || `${serverUrl}/ui/`;
+export function windowUrl(
+  serverUrl: string,
+  devRendererUrl: string | undefined,
+  route?: string,
+): string {
+  const page = devRendererUrl || `${serverUrl}/ui/`;
+  if (!route) return page;
+  const url = new URL(page);
+  url.hash = route;
+  return url.toString();
 }
 
 /** The origins the window may show: the server's, and the dev server's under `npm run dev`. */
