@@ -53,6 +53,17 @@ const MODELS = {
         })),
       ),
     },
+    // Stays running for minutes unless cancelled: a task an SDK started and left to run.
+    idler: {
+      provider: 'scripted' as const,
+      script: script(
+        'idler',
+        2000,
+        Array.from({ length: 50 }, () => ({
+          output: [{ type: 'computer_call', action: { type: 'wait', ms: 0 } }],
+        })),
+      ),
+    },
   },
 };
 
@@ -317,6 +328,98 @@ describe('tasks', () => {
     await page.getByText('Result: Typed hi.').waitFor();
     await page.locator('.timeline').getByText('Typed hi.').first().waitFor();
   }, 60_000);
+});
+
+describe('who drives what', () => {
+  const instruction =
+    'Find the cheapest flight from Lisbon to Oslo next Tuesday, compare the three airlines ' +
+    'that fly it, and leave the booking page of the cheapest one open without paying';
+  let driven: { taskId: string; computerId: string };
+  let idle: { taskId: string; computerId: string };
+  afterAll(async () => {
+    if (driven) await server.request('POST', `/agent/tasks/${driven.taskId}/cancel`);
+    for (const { computerId } of [driven, idle].filter(Boolean)) {
+      await server.request('DELETE', `/computers/${computerId}`);
+    }
+  });
+
+  it('shows on the Sessions screen the task an SDK started, its status and a link to it', async () => {
+    // As an SDK starts one: a new browser computer for the task, nothing done in the window.
+    const started = await server.request('POST', '/agent/tasks', { instruction, model: 'idler' });
+    expect(started.status).toBe(200);
+    driven = { taskId: started.body.task_id, computerId: started.body.computer_id };
+    // Started later on another computer and already over: it drives nothing.
+    const other = (await server.request('POST', '/computers', {})).body.id as string;
+    const over = await server.request('POST', '/agent/tasks', {
+      instruction: 'Look around and stop',
+      model: 'idler',
+      computer_id: other,
+    });
+    idle = { taskId: over.body.task_id, computerId: other };
+    await server.request('POST', `/agent/tasks/${idle.taskId}/cancel`);
+    await eventually(
+      async () =>
+        (await server.request('GET', `/agent/tasks/${idle.taskId}`)).body.status === 'cancelled',
+    );
+
+    const page = await open();
+    // The line right under the computer's row, spanning the table.
+    const drivenBy = (id: string) => page.locator(`tr[data-computer-id="${id}"] + tr.driven-by`);
+    const line = drivenBy(driven.computerId);
+    const link = line.getByRole('link', { name: instruction });
+    await link.waitFor();
+    expect(await link.getAttribute('title')).toBe(instruction);
+    expect(await line.innerText()).toContain('Driven by agent task');
+    const taskStatus = line.locator('.status');
+    expect(await taskStatus.innerText()).toBe('running');
+    await page.locator(`tr[data-computer-id="${idle.computerId}"]`).waitFor();
+    expect(await drivenBy(idle.computerId).count()).toBe(0);
+    expect(await page.getByText('Look around and stop').count()).toBe(0);
+
+    await server.request('POST', `/agent/tasks/${driven.taskId}/pause`);
+    await taskStatus.filter({ hasText: /^paused$/ }).waitFor();
+    await server.request('POST', `/agent/tasks/${driven.taskId}/resume`);
+    await taskStatus.filter({ hasText: /^running$/ }).waitFor();
+    await saveScreenshots(page, 'sessions-driven');
+
+    await link.click();
+    await page.waitForURL(new RegExp(`#/tasks/${driven.taskId}$`));
+    await page.getByRole('heading', { name: driven.taskId }).waitFor();
+  });
+
+  it('names the driving task and its instruction on the computer’s own page', async () => {
+    const page = await open(`#/computers/${driven.computerId}`);
+    const banner = page.locator('.driver');
+    await banner.getByText(`Agent task ${driven.taskId} is driving.`).waitFor();
+    const shown = banner.getByText(instruction);
+    await shown.waitFor();
+    expect(await shown.getAttribute('title')).toBe(instruction);
+    await saveScreenshots(page, 'live-view-driven');
+  });
+
+  it('lists live tasks on the Tasks screen above finished ones, even newer finished ones', async () => {
+    const page = await open('#/tasks');
+    await page.locator(`tr[data-task-id="${idle.taskId}"]`).waitFor();
+    // Each row as a person reads it: a group heading, or a task and its status.
+    const lines = await page.locator('tbody tr').evaluateAll((rows) =>
+      rows.map((row) => {
+        const status = row.querySelector('.status')?.textContent;
+        return status
+          ? `${row.getAttribute('data-task-id')} ${status}`
+          : (row as HTMLElement).innerText.trim();
+      }),
+    );
+    const finishedAt = lines.findIndex((line) => line.startsWith('Finished'));
+    const isLive = (line: string) => / (running|paused)$/.test(line);
+    expect(lines[0]).toMatch(/^Live\b/);
+    expect(lines[1]).toBe(`${driven.taskId} running`);
+    expect(finishedAt, lines.join('\n')).toBeGreaterThan(1);
+    expect(lines.slice(1, finishedAt).every(isLive), lines.join('\n')).toBe(true);
+    const finished = lines.slice(finishedAt + 1);
+    expect(finished).toContain(`${idle.taskId} cancelled`);
+    expect(finished.filter(isLive)).toEqual([]);
+    await saveScreenshots(page, 'tasks-live-first');
+  });
 });
 
 describe('settings', () => {

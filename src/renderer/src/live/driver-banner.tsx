@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { Task } from '../../../shared/tasks.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
@@ -14,6 +15,11 @@ type Props = {
 export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
   const [error, setError] = useState<string>();
   const taskLink = (id: string) => <a href={href.task(id)}>{id}</a>;
+  const instruction = (task: Task) => (
+    <span className="driver-instruction" title={task.instruction}>
+      <span className="muted">Instruction:</span> {task.instruction}
+    </span>
+  );
   let body;
   if (driver.who === 'agent') {
     body = (
@@ -23,6 +29,7 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
         <AsyncButton onClick={onTakeOver} onError={setError}>
           Take over
         </AsyncButton>
+        {instruction(driver.task)}
       </>
     );
   } else if (driver.who === 'paused') {
@@ -32,6 +39,7 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
         <AsyncButton onClick={onHandBack} onError={setError}>
           Resume it
         </AsyncButton>
+        {instruction(driver.task)}
       </>
     );
   } else if (driver.who === 'person') {
@@ -39,9 +47,12 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
       <>
         <strong>You are driving.</strong>
         {driver.task?.status === 'paused' && (
-          <AsyncButton onClick={onHandBack} onError={setError}>
-            Hand back to {driver.task.task_id}
-          </AsyncButton>
+          <>
+            <AsyncButton onClick={onHandBack} onError={setError}>
+              Hand back to {driver.task.task_id}
+            </AsyncButton>
+            {instruction(driver.task)}
+          </>
         )}
       </>
     );

@@ -3,6 +3,7 @@ import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { ApiError } from '../api/client.js';
 import { usePolling } from '../hooks/use-polling.js';
+import { drivingTask } from '../tasks/live-tasks.js';
 
 export type Driver =
   | { who: 'nobody' }
@@ -18,10 +19,7 @@ export function useDriver(computerId: string) {
   const api = useApi();
   const tasks = usePolling(() => api.get<Task[]>('/agent/tasks'), 1500);
   const [personDriving, setPersonDriving] = useState(false);
-  const current = tasks.data?.find(
-    (task) =>
-      task.computer_id === computerId && (task.status === 'running' || task.status === 'paused'),
-  );
+  const current = drivingTask(tasks.data ?? [], computerId);
   const currentRef = useRef(current);
   currentRef.current = current;
   /** The task this person paused: the polled list may not show it paused yet. */

@@ -1,20 +1,27 @@
+import { Fragment } from 'react';
 import type { Computer } from '../../../shared/computers.js';
+import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { AsyncButton } from '../components/async-button.js';
 import { age, clock, localTime, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { useNow } from '../hooks/use-now.js';
+import { DrivingTaskRow } from './driving-task.js';
 
 type Props = {
   computers: Computer[];
+  /** The live task driving each computer, by computer id. */
+  drivers: ReadonlyMap<string, Task>;
   tabCounts: Record<string, number | string>;
   onRecountTabs: () => Promise<void>;
   onChanged: () => Promise<void>;
   onError: (message: string | undefined) => void;
 };
 
-export function ComputerTable({ computers, tabCounts, onRecountTabs, onChanged, onError }: Props) {
-  const api = useApi();
+const COLUMNS = 8;
+
+export function ComputerTable(props: Props) {
+  const { computers, drivers, tabCounts, onRecountTabs, onChanged, onError } = props;
   const now = useNow();
   return (
     <table className="table">
@@ -43,57 +50,72 @@ export function ComputerTable({ computers, tabCounts, onRecountTabs, onChanged, 
         </tr>
       </thead>
       <tbody>
-        {computers.map((computer) => (
-          <tr key={computer.id} data-computer-id={computer.id}>
-            <td>
-              <a href={href.computer(computer.id)}>{computer.id}</a>
-              {computer.persistent && <span className="badge">persistent</span>}
-            </td>
-            <td>{computer.kind}</td>
-            <td>
-              <span className={`status status-${computer.status}`}>{computer.status}</span>
-            </td>
-            <td>
-              {computer.display.width}×{computer.display.height}
-            </td>
-            <td title={localTime(computer.created_at)}>{age(computer.created_at, now)}</td>
-            <td>
-              <IdleCountdown computer={computer} now={now} />
-            </td>
-            <td>{computer.kind === 'browser' ? (tabCounts[computer.id] ?? '…') : '—'}</td>
-            <td>
-              <div className="row-actions">
-                <a className="button secondary" href={href.computer(computer.id)}>
-                  Open
-                </a>
-                <AsyncButton
-                  className="secondary"
-                  aria-label={`Keep ${computer.id} alive`}
-                  onClick={async () => {
-                    await api.post(`/computers/${computer.id}/keepalive`);
-                    await onChanged();
-                  }}
-                  onError={onError}
-                >
-                  Keep alive
-                </AsyncButton>
-                <AsyncButton
-                  className="danger"
-                  aria-label={`End ${computer.id}`}
-                  onClick={async () => {
-                    await api.delete(`/computers/${computer.id}`);
-                    await onChanged();
-                  }}
-                  onError={onError}
-                >
-                  End
-                </AsyncButton>
-              </div>
-            </td>
-          </tr>
-        ))}
+        {computers.map((computer) => {
+          const driver = drivers.get(computer.id);
+          return (
+            <Fragment key={computer.id}>
+              <tr data-computer-id={computer.id} className={driver && 'driven'}>
+                <td>
+                  <a href={href.computer(computer.id)}>{computer.id}</a>
+                  {computer.persistent && <span className="badge">persistent</span>}
+                </td>
+                <td>{computer.kind}</td>
+                <td>
+                  <span className={`status status-${computer.status}`}>{computer.status}</span>
+                </td>
+                <td>
+                  {computer.display.width}×{computer.display.height}
+                </td>
+                <td title={localTime(computer.created_at)}>{age(computer.created_at, now)}</td>
+                <td>
+                  <IdleCountdown computer={computer} now={now} />
+                </td>
+                <td>{computer.kind === 'browser' ? (tabCounts[computer.id] ?? '…') : '—'}</td>
+                <td>
+                  <RowActions computer={computer} onChanged={onChanged} onError={onError} />
+                </td>
+              </tr>
+              {driver && <DrivingTaskRow task={driver} columns={COLUMNS} />}
+            </Fragment>
+          );
+        })}
       </tbody>
     </table>
+  );
+}
+
+type RowActionsProps = Pick<Props, 'onChanged' | 'onError'> & { computer: Computer };
+
+function RowActions({ computer, onChanged, onError }: RowActionsProps) {
+  const api = useApi();
+  return (
+    <div className="row-actions">
+      <a className="button secondary" href={href.computer(computer.id)}>
+        Open
+      </a>
+      <AsyncButton
+        className="secondary"
+        aria-label={`Keep ${computer.id} alive`}
+        onClick={async () => {
+          await api.post(`/computers/${computer.id}/keepalive`);
+          await onChanged();
+        }}
+        onError={onError}
+      >
+        Keep alive
+      </AsyncButton>
+      <AsyncButton
+        className="danger"
+        aria-label={`End ${computer.id}`}
+        onClick={async () => {
+          await api.delete(`/computers/${computer.id}`);
+          await onChanged();
+        }}
+        onError={onError}
+      >
+        End
+      </AsyncButton>
+    </div>
   );
 }
 

@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
+import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { usePolling } from '../hooks/use-polling.js';
+import { drivingTasks } from '../tasks/live-tasks.js';
 import { ComputerTable } from './computer-table.js';
 import { CreateComputerForm } from './create-computer-form.js';
 import { countTabs } from './tabs.js';
@@ -10,6 +12,8 @@ import { countTabs } from './tabs.js';
 export function SessionsScreen() {
   const api = useApi();
   const computers = usePolling(() => api.get<Computer[]>('/computers'), 2000);
+  const tasks = usePolling(() => api.get<Task[]>('/agent/tasks'), 2000);
+  const drivers = useMemo(() => drivingTasks(tasks.data ?? []), [tasks.data]);
   const tabs = useTabCounts(computers.data);
   const [actionError, setActionError] = useState<string>();
 
@@ -20,7 +24,7 @@ export function SessionsScreen() {
       </header>
       <CreateComputerForm onCreated={computers.reload} />
       <h2>Running computers</h2>
-      <ErrorText message={computers.error ?? actionError} />
+      <ErrorText message={computers.error ?? tasks.error ?? actionError} />
       {computers.data === undefined ? (
         <p>
           <Spinner label="loading computers" /> Loading…
@@ -30,6 +34,7 @@ export function SessionsScreen() {
       ) : (
         <ComputerTable
           computers={computers.data}
+          drivers={drivers}
           tabCounts={tabs.counts}
           onRecountTabs={tabs.recount}
           onChanged={computers.reload}

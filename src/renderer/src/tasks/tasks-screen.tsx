@@ -4,9 +4,12 @@ import { ErrorText, Spinner } from '../components/feedback.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { usePolling } from '../hooks/use-polling.js';
+import { liveFirst } from './live-tasks.js';
 import { StartTaskForm } from './start-task-form.js';
 import { TaskDetail } from './task-detail.js';
 import { TaskStatusBadge } from './task-status-badge.js';
+
+const COLUMNS = ['Task', 'Status', 'Exit code', 'Instruction', 'Model', 'Steps', 'Started'];
 
 export function TasksScreen({ taskId }: { taskId?: string }) {
   if (taskId) return <TaskDetail key={taskId} taskId={taskId} />;
@@ -29,41 +32,73 @@ function TaskList() {
       ) : tasks.data.length === 0 ? (
         <p className="muted">No task yet. Start one above.</p>
       ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Task</th>
-              <th scope="col">Status</th>
-              <th scope="col">Exit code</th>
-              <th scope="col">Instruction</th>
-              <th scope="col">Model</th>
-              <th scope="col">Steps</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.data.map((task) => (
-              <tr key={task.task_id} data-task-id={task.task_id}>
-                <td>
-                  <a href={href.task(task.task_id)}>{task.task_id}</a>
-                </td>
-                <td>
-                  <TaskStatusBadge status={task.status} />
-                </td>
-                <td>{task.exit_code ?? '—'}</td>
-                <td className="ellipsis" title={task.instruction}>
-                  {task.instruction}
-                </td>
-                <td>{task.model}</td>
-                <td>
-                  {task.steps}/{task.max_steps}
-                </td>
-                <td>{localTime(task.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TaskTable tasks={tasks.data} />
       )}
     </section>
+  );
+}
+
+/** One table, so the columns line up, with the tasks a person may still act on above the rest. */
+function TaskTable({ tasks }: { tasks: Task[] }) {
+  const { live, finished } = liveFirst(tasks);
+  return (
+    <table className="table task-table">
+      <thead>
+        <tr>
+          {COLUMNS.map((column) => (
+            <th key={column} scope="col">
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <TaskGroup title="Live" tasks={live} empty="No task is running or paused." />
+      {finished.length > 0 && <TaskGroup title="Finished" tasks={finished} />}
+    </table>
+  );
+}
+
+function TaskGroup({ title, tasks, empty }: { title: string; tasks: Task[]; empty?: string }) {
+  const span = COLUMNS.length;
+  return (
+    <tbody>
+      <tr className="group-row">
+        <th colSpan={span} scope="colgroup">
+          {title} <span className="group-count">{tasks.length}</span>
+        </th>
+      </tr>
+      {tasks.length === 0 && (
+        <tr>
+          <td colSpan={span} className="muted">
+            {empty}
+          </td>
+        </tr>
+      )}
+      {tasks.map((task) => (
+        <TaskRow key={task.task_id} task={task} />
+      ))}
+    </tbody>
+  );
+}
+
+function TaskRow({ task }: { task: Task }) {
+  return (
+    <tr data-task-id={task.task_id}>
+      <td>
+        <a href={href.task(task.task_id)}>{task.task_id}</a>
+      </td>
+      <td>
+        <TaskStatusBadge status={task.status} />
+      </td>
+      <td>{task.exit_code ?? '—'}</td>
+      <td className="ellipsis" title={task.instruction}>
+        {task.instruction}
+      </td>
+      <td>{task.model}</td>
+      <td>
+        {task.steps}/{task.max_steps}
+      </td>
+      <td className="no-wrap">{localTime(task.created_at)}</td>
+    </tr>
   );
 }
