@@ -124,9 +124,22 @@ export const ResponseObject = z
     top_p: z.number().nullable(),
     previous_response_id: z.string().nullable(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    tools: z
+      .array(z.record(z.string(), z.unknown()))
+      .describe('The tools the request offered, as given (after defaults).'),
   })
   .meta({ id: 'Response' });
 export type ResponseObject = z.infer<typeof ResponseObject>;
+
+/** The Response as a client reads it: the Lightcone SDKs with typed Responses models get their own shapes. */
+export const ClientResponseObject = ResponseObject.extend({
+  created_at: z
+    .union([Timestamp, z.number().int()])
+    .describe(
+      'ISO-8601 UTC; integer unix seconds for the Lightcone SDKs with typed Responses models ' +
+        '(Python ≥ 2.35.0, TypeScript ≥ 0.10.0, told by X-Stainless-Lang and X-Stainless-Package-Version)',
+    ),
+}).meta({ id: 'ClientResponse' });
 
 export const ResponseDeleted = z.object({
   id: z.string(),
@@ -234,11 +247,24 @@ export const InputItem = z.unknown().transform((value, ctx): InputItem => {
   return z.NEVER;
 });
 
+export const COORDINATE_SPACES = ['pixels', 'model'] as const;
+export type CoordinateSpace = (typeof COORDINATE_SPACES)[number];
+
 export const ComputerTool = z.object({
   type: z.enum(['computer_use', 'computer_use_preview']),
   display_width: z.number().int().min(1).max(7680),
   display_height: z.number().int().min(1).max(4320),
   environment: z.string().default('browser'),
+  coordinate_space: z
+    .enum(COORDINATE_SPACES)
+    .optional()
+    .describe(
+      'Benchtop extension: the space of x, y (and x1…y2, end_x, end_y) in computer_call actions, ' +
+        'in answers and in computer_calls sent back. `pixels`: display pixels; `model`: 0–999, ' +
+        'chosen so that int(v / 1000 × display) is the pixel meant (a drag path and scroll ' +
+        'amounts stay pixels). Default: `model` for the Lightcone SDKs with the typed Responses ' +
+        'models (Python ≥ 2.35.0, TypeScript ≥ 0.10.0), `pixels` for everyone else.',
+    ),
 });
 export const FunctionTool = z.object({
   type: z.literal('function'),

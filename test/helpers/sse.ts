@@ -30,11 +30,16 @@ export class SseReader {
   }
 
   /** A stream answered to a POST (streamed responses, tasks, chat completions). */
-  static async post(url: string, key: string, body: unknown): Promise<SseReader> {
+  static async post(
+    url: string,
+    key: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<SseReader> {
     const controller = new AbortController();
     const response = await fetch(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { ...headers, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
       signal: controller.signal,
     });

@@ -41,6 +41,9 @@ const slowScript = script('slow', {
   turns: [{ output: [{ type: 'message', text: 'late' }] }],
 });
 
+// Written by the test that pastes stored responses into it.
+const pastedScript = script('pasted', { turns: [] });
+
 const models = {
   default: 'agent',
   providers: {
@@ -48,6 +51,7 @@ const models = {
     slow: { provider: 'scripted' as const, script: slowScript },
     missing: { provider: 'scripted' as const, script: join(dir, 'no-such-script.json') },
     glacial: { provider: 'scripted' as const, script: glacialScript },
+    pasted: { provider: 'scripted' as const, script: pastedScript },
   },
 };
 
@@ -194,6 +198,47 @@ describe('POST /v1/responses', () => {
     const second = await respond({ tools: [TOOL], input: history });
     expect(second.status).toBe(200);
     expect(second.body.status).toBe('completed');
+    // The history holds the model's first answer: this is its second turn, not the first again.
+    expect(second.body.output).toMatchObject([
+      { type: 'computer_call', action: { type: 'type', text: 'hello' } },
+    ]);
+    const secondCall = second.body.output[0];
+    const third = await respond({
+      tools: [TOOL],
+      input: [...history, ...second.body.output, callOutput(secondCall.call_id, png)],
+    });
+    expect(third.body.output.map((item: { type: string }) => item.type)).toEqual([
+      'function_call',
+      'message',
+    ]);
+  });
+
+  it('replays stored responses pasted into a script as its turns', async () => {
+    const first = await respond({ tools: [TOOL], input: screenshotInput(png) });
+    const stored = await server.request('GET', `/v1/responses/${first.body.id}`);
+    const call = first.body.output[1];
+    const second = await respond({
+      previous_response_id: first.body.id,
+      input: [callOutput(call.call_id, png)],
+    });
+    const third = await respond({ previous_response_id: second.body.id, input: 'go on' });
+    // A whole response as the first turn; the last one's output items as they are, the second.
+    writeFileSync(
+      pastedScript,
+      JSON.stringify({ turns: [stored.body, { output: third.body.output }] }),
+    );
+    const replayed = await respond({ model: 'pasted', tools: [TOOL], input: screenshotInput(png) });
+    expect(replayed.status, replayed.text).toBe(200);
+    const withoutIds = (items: Array<Record<string, unknown>>) =>
+      items.map(({ id: _id, call_id: _callId, ...rest }) => rest);
+    expect(withoutIds(replayed.body.output)).toEqual(withoutIds(first.body.output));
+    const next = await respond({
+      model: 'pasted',
+      previous_response_id: replayed.body.id,
+      input: [callOutput(replayed.body.output[1].call_id, png)],
+    });
+    expect(withoutIds(next.body.output)).toEqual(withoutIds(third.body.output));
+    expect(next.body.output[0]).toMatchObject({ name: 'report', arguments: '{"ok":true}' });
   });
 
   it('refuses what it cannot use with a 400 or 404 naming the field', async () => {
@@ -359,6 +404,7 @@ describe('models and chat', () => {
       'slow',
       'missing',
       'glacial',
+      'pasted',
     ]);
     expect(answer.body.data[0]).toMatchObject({
       object: 'model',

@@ -14,6 +14,25 @@ type Draft =
   | Exclude<ConversationItem, { type: 'message' } | { type: 'computer_call_output' }>;
 type DraftPart = { type: 'text'; text: string } | { type: 'image'; slot: ImageSlot };
 
+/**
+ * How many model answers a conversation already holds: each run of the model's own items
+ * (reasoning, assistant messages, calls) is one answer, wherever the items came from.
+ */
+export function earlierTurns(conversation: ConversationItem[]): number {
+  let turns = 0;
+  let inAnswer = false;
+  for (const item of conversation) {
+    const fromModel =
+      item.type === 'reasoning' ||
+      item.type === 'computer_call' ||
+      item.type === 'function_call' ||
+      (item.type === 'message' && item.role === 'assistant');
+    if (fromModel && !inAnswer) turns++;
+    inAnswer = fromModel;
+  }
+  return turns;
+}
+
 /** Builds a model's view of a chain: earlier turns, then this request's input. */
 export class ConversationBuilder {
   private readonly drafts: Draft[] = [];

@@ -9,7 +9,7 @@ import { invalidRequest, notFound } from '../errors.js';
 import { asStorageError } from '../storage-errors.js';
 import { newId, now } from '../ids.js';
 import type { ResponseStore, StoredResponse } from '../store/response-store.js';
-import { ConversationBuilder } from './conversation.js';
+import { ConversationBuilder, earlierTurns } from './conversation.js';
 import type { ImageResolver } from './image-resolver.js';
 import { ModelError, type ComputerToolSpec, type ModelReply } from './model-provider.js';
 import type { ModelRegistry, ResolvedModel } from './model-registry.js';
@@ -96,10 +96,12 @@ export class ResponsesService {
         top_p: body.top_p ?? null,
         previous_response_id: previous?.body.id ?? null,
         error: null,
+        tools: body.tools ?? [],
       },
       input,
       conversationId: previous?.conversationId ?? id,
-      turn: previous ? previous.turn + 1 : 0,
+      // A client that keeps the history itself sends earlier turns as input, not as a chain.
+      turn: Math.max(previous ? previous.turn + 1 : 0, earlierTurns(conversation)),
       state: null,
       openCalls,
     };

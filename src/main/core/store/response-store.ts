@@ -115,7 +115,8 @@ export class ResponseStore {
 function fromRow(row: Row): StoredResponse {
   return {
     org: row.org,
-    body: JSON.parse(row.body) as ResponseObject,
+    // Responses stored before `tools` was kept read as offering none.
+    body: { tools: [], ...(JSON.parse(row.body) as Omit<ResponseObject, 'tools'>) },
     input: JSON.parse(row.input) as InputItem[],
     conversationId: row.conversation_id,
     turn: row.turn,

@@ -2,10 +2,20 @@ import {
   CreateResponseBody,
   CreateResponseDoc,
   ResponseDeleted,
-  ResponseObject,
+  ClientResponseObject,
+  type ResponseObject,
   ResponseStreamEvent,
 } from '../../../shared/responses.js';
+import type { Request } from 'express';
 import type { Core } from '../../core/create-core.js';
+import {
+  dialectFor,
+  presentEvent,
+  presentResponse,
+  readRequest,
+  displayOf,
+} from '../../core/models/client-dialect.js';
+import { isTypedLightconeSdk } from '../client-sdk.js';
 import type { Routes } from '../route-spec.js';
 import { openSse } from '../sse.js';
 
@@ -21,22 +31,27 @@ export function responseRoutes(routes: Routes, core: Core): void {
         'Ask a model for the next output items; `stream` answers with SSE events, `background` at once with in_progress',
       body: CreateResponseBody,
       bodyDoc: CreateResponseDoc,
-      response: ResponseObject,
+      response: ClientResponseObject,
     },
     async ({ body, principal, req, res }) => {
+      const dialect = dialectFor(isTypedLightconeSdk(req.headers), body.tools);
+      const request = readRequest(body, dialect);
       if (!body.stream) {
-        const started = await core.responses.create(principal.org, body);
-        return body.background ? started.initial : await started.finished;
+        const started = await core.responses.create(principal.org, request);
+        const response = body.background ? started.initial : await started.finished;
+        return presentResponse(response, dialect);
       }
       // Events come only after create() has validated everything, so errors stay plain 4xx.
       const pending: ResponseStreamEvent[] = [];
       let deliver = (event: ResponseStreamEvent): void => void pending.push(event);
-      const started = await core.responses.create(principal.org, body, {
+      const started = await core.responses.create(principal.org, request, {
         onEvent: (event) => deliver(event),
       });
       const stream = openSse(req, res);
-      for (const event of pending) stream.send(event);
-      deliver = (event) => stream.send(event);
+      const send = (event: ResponseStreamEvent) =>
+        stream.send(presentEvent(event, dialect, displayOf(body.tools)));
+      for (const event of pending) send(event);
+      deliver = send;
       await started.finished;
       stream.end();
     },
@@ -48,9 +63,9 @@ export function responseRoutes(routes: Routes, core: Core): void {
       path: '/v1/responses/:id',
       tag,
       summary: 'A stored response',
-      response: ResponseObject,
+      response: ClientResponseObject,
     },
-    ({ params, principal }) => core.responses.get(principal.org, params.id!),
+    ({ params, principal, req }) => presented(req, core.responses.get(principal.org, params.id!)),
   );
 
   routes.add(
@@ -70,8 +85,14 @@ export function responseRoutes(routes: Routes, core: Core): void {
       path: '/v1/responses/:id/cancel',
       tag,
       summary: 'Cancel an in_progress response',
-      response: ResponseObject,
+      response: ClientResponseObject,
     },
-    ({ params, principal }) => core.responses.cancel(principal.org, params.id!),
+    ({ params, principal, req }) =>
+      presented(req, core.responses.cancel(principal.org, params.id!)),
   );
+}
+
+/** A stored response as this request's client reads it (its SDK, the tools it was made with). */
+function presented(req: Request, response: ResponseObject) {
+  return presentResponse(response, dialectFor(isTypedLightconeSdk(req.headers), response.tools));
 }

@@ -14,28 +14,49 @@ import {
   type ReplyItem,
 } from '../model-provider.js';
 
-/** DESIGN.md "Scripted provider file". */
+const ScriptPoint = z.object({ x: z.number(), y: z.number() });
+
+/** A computer_call's action: the contract's shape in pixels, or a drag given as a path. */
+const ScriptAction = OutputAction.extend({
+  x: z.number().optional(),
+  y: z.number().optional(),
+  end_x: z.number().optional(),
+  end_y: z.number().optional(),
+  path: z.array(ScriptPoint).min(2).optional(),
+}).transform(({ path, ...action }): OutputAction => {
+  if (!path || action.x !== undefined) return action;
+  const [start, end] = [path[0]!, path.at(-1)!];
+  return { ...action, x: start.x, y: start.y, end_x: end.x, end_y: end.y };
+});
+
+/**
+ * One item of a turn: the short forms of the scripted format, or an output item exactly as a
+ * response holds it (a message's content of output_text parts, a reasoning item's summary, a
+ * function call's arguments as JSON text), so a stored response can be pasted as a turn. Ids and
+ * call ids in pasted items are left behind: each run makes its own.
+ */
 const ScriptItem = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('computer_call'), action: ScriptAction }),
   z.object({
-    type: z.literal('computer_call'),
-    action: OutputAction.extend({
-      x: z.number().optional(),
-      y: z.number().optional(),
-      end_x: z.number().optional(),
-      end_y: z.number().optional(),
-    }),
+    type: z.literal('message'),
+    text: z.string().optional(),
+    content: z.array(z.looseObject({ text: z.string().optional() })).optional(),
   }),
-  z.object({ type: z.literal('message'), text: z.string() }),
-  z.object({ type: z.literal('reasoning'), text: z.string() }),
+  z.object({
+    type: z.literal('reasoning'),
+    text: z.string().optional(),
+    summary: z.array(z.looseObject({ text: z.string() })).optional(),
+  }),
   z.object({
     type: z.literal('function_call'),
     name: z.string().min(1),
-    arguments: z.record(z.string(), z.unknown()).default({}),
+    arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).default({}),
   }),
 ]);
 const Script = z.object({
   delay_ms: z.number().int().min(0).default(0),
-  turns: z.array(z.object({ output: z.array(ScriptItem) })),
+  // A turn may be a whole response pasted as it is: only its output counts.
+  turns: z.array(z.looseObject({ output: z.array(ScriptItem) })),
 });
 type Script = z.infer<typeof Script>;
 
@@ -85,16 +106,7 @@ export function createScriptedProvider(context: ProviderContext): ModelProvider 
     if (script.delay_ms > 0) await sleep(script.delay_ms, undefined, { signal });
     const items = script.turns[index]?.output;
     if (!items) return DONE;
-    return items.map((item): ReplyItem => {
-      if (item.type === 'function_call') {
-        return {
-          type: 'function_call',
-          name: item.name,
-          arguments: JSON.stringify(item.arguments),
-        };
-      }
-      return item as ReplyItem;
-    });
+    return items.map(toReplyItem);
   }
 
   return {
@@ -121,6 +133,28 @@ export function createScriptedProvider(context: ProviderContext): ModelProvider 
       return { kind: 'stream', chunks: chunksOf(completion, text) };
     },
   };
+}
+
+function toReplyItem(item: z.infer<typeof ScriptItem>): ReplyItem {
+  switch (item.type) {
+    case 'computer_call':
+      return { type: 'computer_call', action: item.action };
+    case 'message':
+      return { type: 'message', text: item.text ?? textOf(item.content ?? []) };
+    case 'reasoning':
+      return { type: 'reasoning', text: item.text ?? textOf(item.summary ?? [], '\n') };
+    case 'function_call':
+      return {
+        type: 'function_call',
+        name: item.name,
+        arguments:
+          typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments),
+      };
+  }
+}
+
+function textOf(parts: Array<{ text?: string }>, separator = ''): string {
+  return parts.map((part) => part.text ?? '').join(separator);
 }
 
 /** About four characters a token, and a screenshot's worth for each image. */
