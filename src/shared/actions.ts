@@ -29,25 +29,35 @@ const dragFields = {
   y1: Coordinate.optional(),
   x2: Coordinate.optional(),
   y2: Coordinate.optional(),
+  // The shape /v1/responses and several providers emit: start at x, y, end at end_x, end_y.
+  x: Coordinate.optional(),
+  y: Coordinate.optional(),
+  end_x: Coordinate.optional(),
+  end_y: Coordinate.optional(),
   path: z
     .array(z.object(point))
     .min(2, 'a drag path needs at least two points')
     .max(1000)
     .optional(),
 };
-type DragInput = { x1?: number; y1?: number; x2?: number; y2?: number; path?: unknown[] };
+type DragInput = Partial<Record<(typeof DRAG_ENDS)[number][number], number>> & {
+  path?: unknown[];
+};
+/** The spellings of a drag's two ends, in the order they are tried. */
+export const DRAG_ENDS = [
+  ['x1', 'y1', 'x2', 'y2'],
+  ['x', 'y', 'end_x', 'end_y'],
+] as const;
 function requireDragEnds(value: DragInput, ctx: z.RefinementCtx): void {
   if (value.path) return;
-  for (const field of ['x1', 'y1', 'x2', 'y2'] as const) {
-    if (value[field] === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [field],
-        message: `${field} is required (or give path)`,
-      });
-      return;
-    }
-  }
+  if (DRAG_ENDS.some((fields) => fields.every((field) => value[field] !== undefined))) return;
+  const [fields] = DRAG_ENDS.filter((spelling) => spelling.some((f) => value[f] !== undefined));
+  const missing = (fields ?? DRAG_ENDS[0]).find((field) => value[field] === undefined)!;
+  ctx.addIssue({
+    code: 'custom',
+    path: [missing],
+    message: `${missing} is required (a drag takes x1, y1, x2, y2; or x, y, end_x, end_y; or path)`,
+  });
 }
 
 const scrollFields = {
@@ -56,6 +66,11 @@ const scrollFields = {
   dy: Delta.optional(),
   scroll_x: Delta.optional(),
   scroll_y: Delta.optional(),
+};
+
+const finishFields = {
+  status: z.string().max(1000).optional(),
+  result: z.string().max(100_000).optional(),
 };
 
 /** Fields of each ComputerAction type, keyed by every accepted type name (aliases included). */
@@ -70,7 +85,8 @@ const actionFields = {
   drag: dragFields,
   scroll: scrollFields,
   hscroll: scrollFields,
-  type: { text: Text },
+  // With a position, as /v1/responses emits it for models that point and type: click, then type.
+  type: { text: Text, x: Coordinate.optional(), y: Coordinate.optional() },
   point_and_type: { ...point, text: Text },
   keypress: { keys: Keys },
   key: { keys: Keys.optional(), key: KeyName.optional() },
@@ -93,6 +109,10 @@ const actionFields = {
   switch_tab: { tab_id: z.string().min(1).max(200) },
   close_tab: { tab_id: z.string().min(1).max(200) },
   debug: { debug: DebugCommand },
+  // A model's signal that the task is over (/v1/responses emits them): performed as nothing.
+  terminate: finishFields,
+  answer: finishFields,
+  done: finishFields,
 } satisfies Record<string, z.ZodRawShape>;
 
 export type ActionType = keyof typeof actionFields;

@@ -150,6 +150,16 @@ export class ActionRunner {
       }
       case 'debug':
         return { result: await this.debug(session, request), executedTabId: operator.mainTabId() };
+      case 'finish': {
+        const { status, result } = action;
+        return {
+          result: {
+            ...(status !== undefined && { status }),
+            ...(result !== undefined && { result }),
+          },
+          executedTabId: operator.mainTabId(),
+        };
+      }
       default:
         if (!operator.supports.has(action.type)) throw unsupported(action.type, session.init.kind);
         return operator.perform(request);

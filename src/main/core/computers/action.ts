@@ -25,7 +25,9 @@ export type Action =
   | { type: 'new_tab'; url?: string }
   | { type: 'switch_tab'; tabId: string }
   | { type: 'close_tab'; tabId: string }
-  | { type: 'debug'; command: DebugCommand };
+  | { type: 'debug'; command: DebugCommand }
+  /** The model said the task is over (terminate, answer, done): nothing is performed. */
+  | { type: 'finish'; signal: 'terminate' | 'answer' | 'done'; status?: string; result?: string };
 
 export type ActionName = Action['type'];
 

@@ -1,4 +1,4 @@
-import type { ComputerAction } from '../../../shared/actions.js';
+import { DRAG_ENDS, type ComputerAction } from '../../../shared/actions.js';
 import { invalidRequest } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Action, ActionRequest, MouseButton, Point } from './action.js';
@@ -39,13 +39,7 @@ function toAction(wire: ComputerAction, param: string): Action {
     case 'move':
       return { type: 'move', at: at(wire) };
     case 'drag':
-      return {
-        type: 'drag',
-        path: wire.path ?? [
-          { x: wire.x1!, y: wire.y1! },
-          { x: wire.x2!, y: wire.y2! },
-        ],
-      };
+      return { type: 'drag', path: wire.path ?? dragEnds(wire) };
     case 'scroll':
     case 'hscroll': {
       const dx = wire.dx ?? wire.scroll_x ?? 0;
@@ -53,7 +47,9 @@ function toAction(wire: ComputerAction, param: string): Action {
       return { type: 'scroll', at: at(wire), dx, dy };
     }
     case 'type':
-      return { type: 'type', text: wire.text };
+      return wire.x !== undefined && wire.y !== undefined
+        ? { type: 'point_and_type', at: at(wire as Point), text: wire.text }
+        : { type: 'type', text: wire.text };
     case 'point_and_type':
       return { type: 'point_and_type', at: at(wire), text: wire.text };
     case 'keypress':
@@ -90,7 +86,20 @@ function toAction(wire: ComputerAction, param: string): Action {
       return { type: 'close_tab', tabId: wire.tab_id! };
     case 'debug':
       return { type: 'debug', command: wire.debug };
+    case 'terminate':
+    case 'answer':
+    case 'done':
+      return { type: 'finish', signal: wire.type, status: wire.status, result: wire.result };
   }
+}
+
+/** A drag's two ends, however they were spelled (the schema made sure one spelling is whole). */
+function dragEnds(wire: Partial<Record<(typeof DRAG_ENDS)[number][number], number>>): Point[] {
+  const [x1, y1, x2, y2] = DRAG_ENDS.find((fields) => fields.every((f) => wire[f] !== undefined))!;
+  return [
+    { x: wire[x1]!, y: wire[y1]! },
+    { x: wire[x2]!, y: wire[y2]! },
+  ];
 }
 
 function button(name: string | undefined): MouseButton {
