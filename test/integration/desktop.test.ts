@@ -117,11 +117,9 @@ describe('desktop computers', () => {
     await server.request('DELETE', `/computers/${id}`);
   });
 
-  it('answers browser-only actions with 400 naming the kind, and opens navigate in a browser on the display', async () => {
+  it('answers change-proxy, html before any page and resizing with 400, and opens navigate in a browser on the display', async () => {
     const id = await create();
     for (const [method, path, body] of [
-      ['GET', 'tabs', undefined],
-      ['POST', 'tabs', {}],
       ['POST', 'html', {}],
       ['POST', 'change-proxy', { proxy_url: '' }],
     ] as const) {

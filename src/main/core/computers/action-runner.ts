@@ -9,7 +9,7 @@ import type { ShellService } from '../shell/shell-service.js';
 import type { ActionOutcome, ActionRequest } from './action.js';
 import type { ComputerSession } from './computer-session.js';
 
-/** Actions whose result always carries page_context (browser). */
+/** Actions whose result always carries page_context (when they ran in a tab). */
 const ALWAYS_CONTEXT = new Set(['navigate', 'new_tab', 'switch_tab', 'close_tab', 'list_tabs']);
 
 export type RunnerDeps = {
@@ -127,9 +127,11 @@ export class ActionRunner {
     request: ActionRequest,
     tabId: string | undefined,
   ) {
-    if (session.init.kind !== 'browser') return undefined;
     if (!request.includeContext && !ALWAYS_CONTEXT.has(request.action.type)) return undefined;
-    return session.operator.pageContext(tabId ?? request.tabId).catch(() => undefined);
+    // A desktop action ran in a tab only when it drove the desktop's browser, which names the
+    // tab; a click or a wait there acts on the whole screen and has no page to describe.
+    const tab = session.init.kind === 'browser' ? (tabId ?? request.tabId) : tabId;
+    return session.operator.pageContext(tab).catch(() => undefined);
   }
 
   private async execute(session: ComputerSession, request: ActionRequest): Promise<ActionOutcome> {
@@ -223,10 +225,16 @@ function responseEvent(result: ActionResult): ComputerEventInput {
   };
 }
 
-const TAB_ACTIONS = new Set(['list_tabs', 'new_tab', 'switch_tab', 'close_tab']);
+/** What to do instead, for actions some kinds of computer cannot perform. */
+const INSTEAD: Record<string, string> = {
+  change_proxy:
+    'to browse through a proxy, use a browser computer (create it with use_advanced_proxy, or call change-proxy on it)',
+};
 
 function unsupported(type: string, kind: string): BenchtopError {
-  if (TAB_ACTIONS.has(type))
-    return invalidRequest(`tabs exist only in browser computers; this is a ${kind} computer`);
-  return invalidRequest(`${type} is not available on ${kind} computers`, 'type');
+  const instead = INSTEAD[type];
+  return invalidRequest(
+    `${type} is not available on ${kind} computers${instead ? `; ${instead}` : ''}`,
+    'type',
+  );
 }

@@ -84,15 +84,16 @@ export class ComputerRegistry {
       const created: { session?: ComputerSession } = {};
       const onCrash = () => void (created.session && this.terminate(created.session, 'crashed'));
       const browser = findChromium(this.deps.settings.browser.executable_path);
+      const report = (activity: TabActivity) => this.deps.events.publish(id, activity);
+      const maxTabs = this.deps.settings.limits.max_tabs;
       let started: { operator: Operator; env: Record<string, string> };
       if (body.host_display) {
-        const host = await startHostDesktop({ workspace, browser, onCrash });
+        const host = await startHostDesktop({ workspace, browser, maxTabs, report, onCrash });
         display = { width: host.width, height: host.height, scale: 1 };
         started = host;
       } else if (body.kind === 'desktop') {
-        started = await startDesktop({ ...display, workspace, browser, onCrash });
+        started = await startDesktop({ ...display, workspace, browser, maxTabs, report, onCrash });
       } else {
-        const report = (activity: TabActivity) => this.deps.events.publish(id, activity);
         const storageState = restored?.storageState;
         const operator = await this.startBrowser(contextOptions, onCrash, report, storageState);
         started = { operator, env: {} };
@@ -312,12 +313,16 @@ export class ComputerRegistry {
     forget.unref();
     this.timers.set(session.id, forget);
     this.deps.screenshots.release(session.id, reason === 'shutdown' ? 0 : SCREENSHOT_GRACE_MS);
-    // Saved before anything is closed or removed; a failed save still frees the computer.
+    // A browser's state is read from its live context, so it is saved before the close. A
+    // desktop's programs (its Chromium above all) write theirs to the workspace as they exit, so
+    // it is saved after. A failed save still frees the computer.
+    const savedAfterClose = session.init.kind === 'desktop';
+    if (savedAfterClose) await session.operator.close();
     const failed = await this.save(session).then(
       () => undefined,
       (error: unknown) => error as Error,
     );
-    await session.operator.close();
+    if (!savedAfterClose) await session.operator.close();
     // A workspace the disk will not let go of (read-only, permissions) only takes space; the
     // computer has ended either way, and a failed save is the error worth reporting.
     await rm(session.init.workspace, { recursive: true, force: true }).catch(() => {});

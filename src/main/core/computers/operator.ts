@@ -19,7 +19,10 @@ export interface Operator {
   readonly supports: ReadonlySet<ActionName>;
   perform(request: ActionRequest): Promise<ActionOutcome>;
   screenshot(tabId?: string): Promise<Screenshot>;
-  /** Browser only: where the action ran. */
+  /**
+   * The page of a tab (a browser's, or a desktop's own Chromium's); undefined when there is no
+   * such page to describe.
+   */
   pageContext(tabId?: string): Promise<PageContext | undefined>;
   /**
    * Starts producing JPEG frames of what the computer shows (only while someone watches: the
@@ -30,7 +33,7 @@ export interface Operator {
     onFrame: FrameSink,
     onCursor: CursorSink,
   ): Promise<() => Promise<void>>;
-  /** The main tab's id (browser) for results that do not name one. */
+  /** The main tab's id for results that do not name one (undefined on a desktop's screen). */
   mainTabId(): string | undefined;
   close(): Promise<void>;
 }

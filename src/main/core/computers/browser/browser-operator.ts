@@ -19,7 +19,7 @@ import {
 } from '../operator.js';
 import { startBrowserCapture } from './browser-screencast.js';
 import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
-import { BrowserTabs, type TabActivity } from './browser-tabs.js';
+import { BrowserTabs, readHtml, type TabActivity } from './browser-tabs.js';
 import { inPlaywrightLayout, playwrightKey } from './playwright-keys.js';
 
 const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
@@ -155,7 +155,7 @@ export class BrowserOperator implements Operator {
   private async performTabAction(action: Action): Promise<ActionOutcome | undefined> {
     switch (action.type) {
       case 'list_tabs':
-        return { result: { tabs: await this.listTabs() }, executedTabId: this.tabs.mainId };
+        return { result: { tabs: await this.tabs.list() }, executedTabId: this.tabs.mainId };
       case 'new_tab': {
         this.tabs.checkRoom(this.options.maxTabs);
         const page = await this.context.newPage();
@@ -178,19 +178,6 @@ export class BrowserOperator implements Operator {
       default:
         return undefined;
     }
-  }
-
-  private async listTabs() {
-    const main = this.tabs.mainId;
-    return Promise.all(
-      this.tabs.visible().map(async ({ id, page }) => ({
-        tab_id: id,
-        id,
-        url: page.url(),
-        title: await page.title().catch(() => ''),
-        is_main: id === main,
-      })),
-    );
   }
 
   private async click(page: Page, at: Point, button: MouseButton, count: 1 | 2 | 3): Promise<void> {
@@ -300,19 +287,8 @@ export class BrowserOperator implements Operator {
     return { png, ...pngSize(png), tabId: id };
   }
 
-  async pageContext(tabId?: string): Promise<PageContext | undefined> {
-    const { id, page } = this.tabs.page(tabId);
-    const metrics = await page.evaluate(() => ({
-      title: document.title,
-      viewport_width: window.innerWidth,
-      viewport_height: window.innerHeight,
-      page_width: document.documentElement.scrollWidth,
-      page_height: document.documentElement.scrollHeight,
-      scroll_x: window.scrollX,
-      scroll_y: window.scrollY,
-      device_scale_factor: window.devicePixelRatio,
-    }));
-    return { tab_id: id, url: page.url(), is_main_tab: id === this.tabs.mainId, ...metrics };
+  pageContext(tabId?: string): Promise<PageContext | undefined> {
+    return this.tabs.context(tabId);
   }
 
   /** Cookies, localStorage and IndexedDB, for saving a persistent computer. */
@@ -345,14 +321,6 @@ async function pressChord(page: Page, keys: Key[]): Promise<void> {
   }
   // One call for the whole chord ("Control+KeyA"): Playwright presses in order, releases in reverse.
   await page.keyboard.press(keys.map(layoutKey).join('+'));
-}
-
-async function readHtml(page: Page): Promise<{ html_content: string; title: string }> {
-  // One round trip for markup and title; page.content() plus page.title() would be two.
-  return page.evaluate(() => {
-    const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
-    return { html_content: doctype + document.documentElement.outerHTML, title: document.title };
-  });
 }
 
 export function proxyFromUrl(proxyUrl: string): BrowserContextOptions['proxy'] {

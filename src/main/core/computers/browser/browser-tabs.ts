@@ -1,9 +1,19 @@
 import type { BrowserContext, Page } from 'playwright-core';
+import type { PageContext } from '../../../../shared/actions.js';
 import { ActionFailure, invalidRequest, notFound } from '../../errors.js';
 import type { ComputerEventInput } from '../../events/computer-events.js';
 import { newId } from '../../ids.js';
 
 const HIDDEN_SCHEMES = /^(chrome|devtools|chrome-extension):/;
+
+/** One tab as the tabs endpoint lists it. */
+export type TabListing = {
+  tab_id: string;
+  id: string;
+  url: string;
+  title: string;
+  is_main: boolean;
+};
 
 /** What the tabs report on the computer's events: tabs opened, closed, switched, and navigations. */
 export type TabActivity = Extract<ComputerEventInput, { type: 'tab' | 'navigation' }>;
@@ -101,6 +111,36 @@ export class BrowserTabs {
       .map(([id, page]) => ({ id, page }));
   }
 
+  /** The listed tabs as the tabs endpoint answers them. */
+  list(): Promise<TabListing[]> {
+    const main = this.main;
+    return Promise.all(
+      this.visible().map(async ({ id, page }) => ({
+        tab_id: id,
+        id,
+        url: page.url(),
+        title: await page.title().catch(() => ''),
+        is_main: id === main,
+      })),
+    );
+  }
+
+  /** The page_context of a tab (else the main one). */
+  async context(tabId?: string): Promise<PageContext> {
+    const { id, page } = this.page(tabId);
+    const metrics = await page.evaluate(() => ({
+      title: document.title,
+      viewport_width: window.innerWidth,
+      viewport_height: window.innerHeight,
+      page_width: document.documentElement.scrollWidth,
+      page_height: document.documentElement.scrollHeight,
+      scroll_x: window.scrollX,
+      scroll_y: window.scrollY,
+      device_scale_factor: window.devicePixelRatio,
+    }));
+    return { tab_id: id, url: page.url(), is_main_tab: id === this.main, ...metrics };
+  }
+
   all(): Array<{ id: string; page: Page }> {
     return [...this.pages].map(([id, page]) => ({ id, page }));
   }
@@ -142,4 +182,12 @@ export class BrowserTabs {
     this.pages.clear();
     this.main = undefined;
   }
+}
+
+/** A page's markup and title in one round trip (page.content() plus page.title() would be two). */
+export async function readHtml(page: Page): Promise<{ html_content: string; title: string }> {
+  return page.evaluate(() => {
+    const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+    return { html_content: doctype + document.documentElement.outerHTML, title: document.title };
+  });
 }

@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PageContext } from '../../../../shared/actions.js';
 import { ActionFailure, invalidRequest } from '../../errors.js';
 import type { ActionName, ActionOutcome, ActionRequest, MouseButton, Point } from '../action.js';
+import type { TabActivity } from '../browser/browser-tabs.js';
 import type { Key } from '../keys.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CaptureOptions, CursorSink, FrameSink, Operator, Screenshot } from '../operator.js';
+import { BROWSER_ACTIONS, DesktopBrowser } from './desktop-browser.js';
 import type { WorkerButton } from './desktop-protocol.js';
 import { nutKeys } from './nut-keys.js';
 import { UnicodeKeymap } from './unicode-keymap.js';
@@ -21,8 +25,8 @@ const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
   'keypress',
   'key_down',
   'key_up',
-  'navigate',
   'viewport',
+  ...BROWSER_ACTIONS,
 ]);
 
 /** X buttons for the side buttons nut-js does not know. */
@@ -33,25 +37,48 @@ const X11_PACKAGES: Record<string, string> = {
   xmodmap: 'apt-get install x11-xserver-utils',
 };
 
-export type DesktopOptions = {
+/** What the desktop's own Chromium (navigate, html, tabs) is started and reported with. */
+export type DesktopBrowserSetup = {
+  /** Chromium's path; undefined when none was found. */
+  browser?: string;
+  maxTabs: number;
+  /** Tabs opened, closed and switched, and navigations, for the computer's events. */
+  report?: (activity: TabActivity) => void;
+};
+
+export type DesktopOptions = DesktopBrowserSetup & {
   display: XDisplay;
   worker: WorkerClient;
   workspace: string;
-  browser?: string;
   /** Host mode off X11 (macOS, Windows): no xdotool, nut-js types. */
   typeWithNut?: boolean;
 };
 
-/** A desktop computer: a private X display driven by its own nut-js worker (and xdotool for text). */
+/**
+ * A desktop computer: a private X display driven by its own nut-js worker (and xdotool for text),
+ * with a Chromium on it for navigate, html and tabs.
+ */
 export class DesktopOperator implements Operator {
   readonly kind = 'desktop' as const;
   readonly supports = SUPPORTED;
 
   private readonly unicode = new UnicodeKeymap((command, args) => this.x11(command, args));
+  private readonly browser: DesktopBrowser;
 
-  constructor(private readonly options: DesktopOptions) {}
+  constructor(private readonly options: DesktopOptions) {
+    const { display } = options;
+    this.browser = new DesktopBrowser({
+      executablePath: options.browser,
+      display: display.name,
+      width: display.width,
+      height: display.height,
+      userDataDir: join(options.workspace, '.browser'),
+      maxTabs: options.maxTabs,
+      report: options.report,
+    });
+  }
 
-  async perform({ action, fieldPrefix }: ActionRequest): Promise<ActionOutcome> {
+  async perform({ action, tabId, fieldPrefix }: ActionRequest): Promise<ActionOutcome> {
     const { worker } = this.options;
     switch (action.type) {
       case 'click':
@@ -94,7 +121,12 @@ export class DesktopOperator implements Operator {
         await this.keys([action.key], action.type === 'key_down' ? 'down' : 'up');
         break;
       case 'navigate':
-        return { result: this.open(action.url) };
+      case 'html':
+      case 'list_tabs':
+      case 'new_tab':
+      case 'switch_tab':
+      case 'close_tab':
+        return this.browser.perform(action, tabId);
       case 'viewport':
         return { result: this.resize(action.width, action.height, action.scale, fieldPrefix) };
       default:
@@ -172,27 +204,6 @@ export class DesktopOperator implements Operator {
     });
   }
 
-  /** navigate on a desktop opens the URL in a browser on that display, as the vendor's examples expect. */
-  private open(url: string): Record<string, unknown> {
-    const { browser, display, workspace } = this.options;
-    if (!browser) throw new ActionFailure('no Chromium found to open the URL on this desktop');
-    display.launch(
-      browser,
-      [
-        '--no-sandbox',
-        '--no-first-run',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${workspace}/.browser`,
-        url,
-      ],
-      { cwd: workspace },
-    );
-    return { url, title: '' };
-  }
-
   private resize(
     width: number,
     height: number,
@@ -255,10 +266,12 @@ export class DesktopOperator implements Operator {
     });
   }
 
-  pageContext(): Promise<undefined> {
-    return Promise.resolve(undefined);
+  /** Only an action that ran in the desktop's browser names a tab; there is no page otherwise. */
+  pageContext(tabId?: string): Promise<PageContext | undefined> {
+    return this.browser.pageContext(tabId);
   }
 
+  /** Undefined: actions other than the browser's (a click, a wait) act on the whole screen. */
   mainTabId(): undefined {
     return undefined;
   }
@@ -268,6 +281,8 @@ export class DesktopOperator implements Operator {
 
   async close(): Promise<void> {
     this.closing = true;
+    // Before the display goes: Chromium saves its profile and exits by itself.
+    await this.browser.close();
     this.options.worker.close();
     await this.options.display.close();
   }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { invalidRequest } from '../../errors.js';
-import { DesktopOperator } from './desktop-operator.js';
+import { DesktopOperator, type DesktopBrowserSetup } from './desktop-operator.js';
 import { WorkerClient } from './worker-client.js';
 import type { XDisplay } from './x-display.js';
 
@@ -9,11 +9,9 @@ import type { XDisplay } from './x-display.js';
  * Nothing is started on it but the worker, and ending the computer ends only what Benchtop
  * launched there (a browser opened by navigate), never the user's session.
  */
-export async function startHostDesktop(options: {
-  workspace: string;
-  browser?: string;
-  onCrash: () => void;
-}): Promise<{
+export async function startHostDesktop(
+  options: DesktopBrowserSetup & { workspace: string; onCrash: () => void },
+): Promise<{
   operator: DesktopOperator;
   env: Record<string, string>;
   width: number;
@@ -63,6 +61,8 @@ export async function startHostDesktop(options: {
     worker,
     workspace: options.workspace,
     browser: options.browser,
+    maxTabs: options.maxTabs,
+    report: options.report,
     typeWithNut: process.platform !== 'linux',
   });
   worker.onExit(() => {

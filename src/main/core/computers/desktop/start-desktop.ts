@@ -1,17 +1,15 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../../errors.js';
-import { DesktopOperator } from './desktop-operator.js';
+import { DesktopOperator, type DesktopBrowserSetup } from './desktop-operator.js';
 import { WorkerClient } from './worker-client.js';
 import { startXDisplay } from './x-display.js';
 
-export type DesktopStart = {
+export type DesktopStart = DesktopBrowserSetup & {
   width: number;
   height: number;
   workspace: string;
-  /** Chromium to open URLs with (navigate). */
-  browser?: string;
-  /** Called once if the display or the worker dies on its own. */
+  /** Called once if the display or the worker dies on its own (not its browser: it restarts). */
   onCrash: () => void;
 };
 
@@ -30,11 +28,14 @@ export async function startDesktop(
     // Ready means usable: the terminal's window is mapped (it takes the first keystrokes).
     await waitForWindow(display.name, ['--class', 'xterm']);
     const worker = await workerStart;
+    const { browser, maxTabs, report } = options;
     const operator = new DesktopOperator({
       display,
       worker,
       workspace: options.workspace,
-      browser: options.browser,
+      browser,
+      maxTabs,
+      report,
     });
     let crashed = false;
     // The display or the worker dying on its own is a crash; dying because we close it is not.

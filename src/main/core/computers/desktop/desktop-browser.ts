@@ -1,0 +1,243 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { PageContext } from '../../../../shared/actions.js';
+import { ActionFailure, BenchtopError, invalidRequest } from '../../errors.js';
+import type { Action, ActionOutcome } from '../action.js';
+import { firstLine, LAUNCH_ARGS } from '../browser/browser-host.js';
+import { BrowserTabs, readHtml, type TabActivity } from '../browser/browser-tabs.js';
+import { INSTALL_HINT } from '../browser/find-chromium.js';
+
+/** The actions a desktop hands to its browser. */
+export const BROWSER_ACTIONS = [
+  'navigate',
+  'html',
+  'list_tabs',
+  'new_tab',
+  'switch_tab',
+  'close_tab',
+] as const;
+export type BrowserAction = Extract<Action, { type: (typeof BROWSER_ACTIONS)[number] }>;
+
+const NAVIGATION_TIMEOUT_MS = 30_000;
+const LAUNCH_TIMEOUT_MS = 30_000;
+/** A close that takes longer is left to the display's sweep, which ends Chromium anyway. */
+const CLOSE_TIMEOUT_MS = 5_000;
+/** Files by which Chromium marks a profile as in use by a running browser. */
+const PROFILE_LOCKS = ['SingletonLock', 'SingletonSocket', 'SingletonCookie'];
+
+export type DesktopBrowserOptions = {
+  /** Undefined when no Chromium was found. */
+  executablePath?: string;
+  /** The X display (":N") the window opens on; empty off X11 (host mode on macOS, Windows). */
+  display: string;
+  width: number;
+  height: number;
+  /** Inside the workspace, so a persistent desktop saves the profile with it. */
+  userDataDir: string;
+  maxTabs: number;
+  report?: (activity: TabActivity) => void;
+};
+
+/**
+ * Chromium on a desktop, headed on its display, started by the first navigate or new tab and
+ * driven over CDP through a pipe (no debugging port another local process could use). A person
+ * may close its window or it may crash: the desktop stays, and the next navigate starts it again.
+ */
+export class DesktopBrowser {
+  private readonly tabs: BrowserTabs;
+  private live: BrowserContext | undefined;
+  private launching: Promise<BrowserContext> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: DesktopBrowserOptions) {
+    this.tabs = new BrowserTabs(
+      () => {},
+      (activity) => options.report?.(activity),
+    );
+  }
+
+  async perform(action: BrowserAction, tabId?: string): Promise<ActionOutcome> {
+    const before = this.running();
+    try {
+      return await this.performNow(action, tabId);
+    } catch (error) {
+      // A browser killed or closed a moment ago can fail an action before it reports its end
+      // (Playwright notices a few ms after the process is gone); one that starts a browser retries.
+      const died = before !== undefined && this.running() === undefined;
+      if (!died || (action.type !== 'navigate' && action.type !== 'new_tab')) throw failure(error);
+      return this.performNow(action, tabId).catch((retried: unknown) => {
+        throw failure(retried);
+      });
+    }
+  }
+
+  private async performNow(action: BrowserAction, tabId?: string): Promise<ActionOutcome> {
+    switch (action.type) {
+      case 'navigate': {
+        const { id, page } = await this.pageToNavigate(tabId);
+        await page.goto(action.url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+        return { result: { url: page.url(), title: await page.title() }, executedTabId: id };
+      }
+      case 'html': {
+        if (!this.running()) {
+          throw invalidRequest(
+            'no browser is open on this desktop; open a page first with navigate or POST /computers/{id}/tabs',
+          );
+        }
+        const { id, page } = this.tabs.page(tabId);
+        return { result: { ...(await readHtml(page)), url: page.url() }, executedTabId: id };
+      }
+      case 'list_tabs':
+        if (!this.running()) return { result: { tabs: [] } };
+        return { result: { tabs: await this.tabs.list() }, executedTabId: this.tabs.mainId };
+      case 'new_tab':
+        return this.newTab(action.url);
+      case 'switch_tab':
+        await this.tabs.switchTo(action.tabId).bringToFront();
+        return { result: { active_tab: action.tabId }, executedTabId: action.tabId };
+      case 'close_tab':
+        await this.tabs.close(action.tabId);
+        // Chromium activates a neighbour of the closed tab; the screen shows the main one instead.
+        await this.tabs.page().page.bringToFront();
+        return { result: { closed_tab: action.tabId }, executedTabId: this.tabs.mainId };
+    }
+  }
+
+  /** The named tab, else the main one; a browser that has none opens one. */
+  private async pageToNavigate(tabId?: string): Promise<{ id: string; page: Page }> {
+    const { context } = await this.open();
+    if (tabId === undefined && this.tabs.mainId === undefined)
+      this.tabs.add(await context.newPage());
+    return this.tabs.page(tabId);
+  }
+
+  private async newTab(url?: string): Promise<ActionOutcome> {
+    const { context, fresh } = await this.open();
+    this.tabs.checkRoom(this.options.maxTabs);
+    // A browser that just started shows one blank tab: the new tab is that one, not a second.
+    const blank = fresh && this.tabs.mainId ? this.tabs.page().page : undefined;
+    const page = blank?.url() === 'about:blank' ? blank : await context.newPage();
+    const id = this.tabs.add(page);
+    // In front before it loads, so a screenshot taken meanwhile already shows this tab.
+    await page.bringToFront();
+    if (url) {
+      await page
+        .goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
+        .catch((error: unknown) => {
+          throw new ActionFailure(`tab ${id} opened, but ${firstLine(error)}`);
+        });
+    }
+    return { result: { created_tab_id: id }, executedTabId: id };
+  }
+
+  /** The running browser, started if there is none (never started, closed by a person, crashed). */
+  private async open(): Promise<{ context: BrowserContext; fresh: boolean }> {
+    const running = this.running();
+    if (running) return { context: running, fresh: false };
+    this.launching ??= this.launch().finally(() => (this.launching = undefined));
+    return { context: await this.launching, fresh: true };
+  }
+
+  /** The browser while it runs; one killed a moment ago may not have reported its close yet. */
+  private running(): BrowserContext | undefined {
+    const live = this.live;
+    return live && (live.browser()?.isConnected() ?? true) ? live : undefined;
+  }
+
+  private async launch(): Promise<BrowserContext> {
+    const { executablePath, userDataDir } = this.options;
+    if (this.closed) throw new ActionFailure('the desktop is ending');
+    if (!executablePath) {
+      throw new ActionFailure(`no Chromium found to open pages on this desktop: ${INSTALL_HINT}`);
+    }
+    // Only this computer's browser uses the profile; a lock left by one that was killed (or
+    // restored from a saved environment) would make Chromium hand over to a process long gone.
+    await Promise.all(PROFILE_LOCKS.map((name) => rm(join(userDataDir, name), { force: true })));
+    let context: BrowserContext;
+    try {
+      context = await chromium.launchPersistentContext(userDataDir, {
+        executablePath,
+        headless: false,
+        viewport: null,
+        env: this.env(),
+        timeout: LAUNCH_TIMEOUT_MS,
+        // Its infobar ("controlled by automated test software") would cover the top of the page.
+        ignoreDefaultArgs: ['--enable-automation'],
+        args: [...LAUNCH_ARGS, ...windowArgs(this.options.width, this.options.height)],
+        // The computer ends its browser in order; Playwright's own handlers would exit first.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (error) {
+      throw new ActionFailure(
+        `Chromium at ${executablePath} could not start on this desktop (${firstLine(error)}); ${INSTALL_HINT}`,
+      );
+    }
+    if (this.closed) {
+      await context.close().catch(() => {});
+      throw new ActionFailure('the desktop is ending');
+    }
+    context.on('close', () => {
+      if (this.live === context) this.live = undefined;
+    });
+    // Tabs of a browser that died went with it.
+    this.tabs.clear();
+    for (const page of context.pages()) this.tabs.add(page);
+    this.tabs.watch(context);
+    this.live = context;
+    return context;
+  }
+
+  private env(): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      // On a Wayland session Chromium would open on the person's own screen, not this display.
+      if (value !== undefined && name !== 'WAYLAND_DISPLAY') env[name] = value;
+    }
+    if (this.options.display) env.DISPLAY = this.options.display;
+    return env;
+  }
+
+  /** page_context of the tab an action ran in; none while no browser is open. */
+  async pageContext(tabId?: string): Promise<PageContext | undefined> {
+    if (!this.running() || tabId === undefined) return undefined;
+    return this.tabs.context(tabId);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.launching?.catch(() => {});
+    const context = this.live;
+    this.live = undefined;
+    // Forgotten first: tabs closing with the computer are not reported as closed one by one.
+    this.tabs.clear();
+    if (!context) return;
+    await Promise.race([
+      context.close().catch(() => {}),
+      sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false }),
+    ]);
+  }
+}
+
+function failure(error: unknown): Error {
+  if (error instanceof ActionFailure || error instanceof BenchtopError) return error;
+  return new ActionFailure(firstLine(error));
+}
+
+/** A window filling the screen, so a screenshot of the desktop shows the page. */
+function windowArgs(width: number, height: number): string[] {
+  return [
+    '--start-maximized',
+    // For window managers that do not maximize on request.
+    '--window-position=0,0',
+    `--window-size=${width},${height}`,
+    // Started again after a crash or a kill: no "Restore pages?" bubble over the page.
+    '--hide-crash-restore-bubble',
+    // Keeps the "unsupported command-line flag" infobar (Playwright's --no-sandbox) off the page.
+    '--test-type=',
+    ...(process.platform === 'linux' ? ['--ozone-platform=x11'] : []),
+  ];
+}
