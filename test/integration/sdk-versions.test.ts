@@ -60,6 +60,13 @@ const TURNS = [
 /** The seed examples end on a message or a terminate action, not a done function. */
 const SEED_TURNS = [...TURNS.slice(0, 4), { output: [{ type: 'message', text: 'All done.' }] }];
 
+/** A desktop run of the current examples (simple.py, desktop.py): a click, then done. */
+const DESKTOP_POINT = { x: 903, y: 517 };
+const DESKTOP_TURNS = [
+  { output: [{ type: 'computer_call', action: { type: 'click', ...DESKTOP_POINT } }] },
+  { output: [{ type: 'function_call', name: 'done', arguments: {} }] },
+];
+
 /** What actions.html must have seen, whichever loop drove it. */
 const EXPECTED_EVENTS = [
   'click 200,150 left detail=1 on target',
@@ -86,6 +93,7 @@ beforeAll(async () => {
       providers: {
         northstar: { provider: 'scripted', script: script('current', TURNS) },
         seed: { provider: 'scripted', script: script('seed', SEED_TURNS) },
+        desktop: { provider: 'scripted', script: script('desktop', DESKTOP_TURNS) },
       },
     },
   });
@@ -119,7 +127,12 @@ async function screenshotUrl(id: string, headers: Headers): Promise<string> {
  * The current examples' loop (simple.py, desktop.py): the whole history sent every turn, no
  * previous_response_id; each answer's computer calls converted from 0–999 and run as one batch.
  */
-async function currentExampleLoop(id: string, headers: Headers, tool: Tool = TOOL) {
+async function currentExampleLoop(
+  id: string,
+  headers: Headers,
+  tool: Tool = TOOL,
+  model = 'northstar',
+) {
   const items: unknown[] = [
     {
       role: 'user',
@@ -134,7 +147,7 @@ async function currentExampleLoop(id: string, headers: Headers, tool: Tool = TOO
     const answer = await server.request(
       'POST',
       '/v1/responses',
-      { model: 'northstar', tools: [tool, DONE_TOOL], input: items },
+      { model, tools: [tool, DONE_TOOL], input: items },
       { headers },
     );
     expect(answer.status, answer.text).toBe(200);
@@ -253,6 +266,28 @@ describe('the current SDKs’ example loop', () => {
       await server.request('DELETE', `/computers/${id}`);
     });
   }
+
+  it('clicks where the model meant on a desktop computer, as the desktop examples run', async () => {
+    const headers = SDK_HEADERS.currentPython;
+    const created = await server.request('POST', '/computers', { kind: 'desktop' }, { headers });
+    expect(created.status, created.text).toBe(200);
+    const id = created.body.id as string;
+    try {
+      const tool = { ...TOOL, environment: 'desktop' };
+      const answers = await currentExampleLoop(id, headers, tool, 'desktop');
+      expect(answers).toHaveLength(DESKTOP_TURNS.length);
+      // The pointer rests where the click happened, on the desktop's own display.
+      const where = await server.request(
+        'POST',
+        `/computers/${id}/exec/sync`,
+        { command: 'xdotool getmouselocation --shell' },
+        { headers },
+      );
+      expect(where.body.stdout).toContain(`X=${DESKTOP_POINT.x}\nY=${DESKTOP_POINT.y}\n`);
+    } finally {
+      await server.request('DELETE', `/computers/${id}`);
+    }
+  });
 
   it('gets pixels when its computer_use tool asks for them explicitly', async () => {
     const answer = await server.request(
