@@ -31,7 +31,8 @@ function everyAction(pageUrl: string): Array<Record<string, unknown>> {
     { type: 'double_click', x: 200, y: 150 },
     { type: 'triple_click', x: 200, y: 150 },
     { type: 'right_click', x: 250, y: 120 },
-    { type: 'type', text: 'typed ' },
+    // No space: typed with nothing focused, a space pages the document down.
+    { type: 'type', text: 'typed' },
     { type: 'type', text: 'pointed', x: 550, y: 150 },
     { type: 'key', keys: ['shift', 'a'] },
     { type: 'keypress', keys: ['end'] },
@@ -92,10 +93,14 @@ async function freshPage(): Promise<void> {
   expect(page.body.status).toBe('success');
 }
 
-/** Whether actions.html recorded an event starting with the given text. */
+/** Checks that actions.html recorded an event starting with the given text. */
 async function sawOnPage(): Promise<(prefix: string) => boolean> {
   const { events } = await pageState(server, computer);
-  return (prefix) => events.some((event) => event.startsWith(prefix));
+  return (prefix) => {
+    const seen = events.some((event) => event.startsWith(prefix));
+    if (!seen) expect.fail(`no "${prefix}" among the page's events:\n${events.join('\n')}`);
+    return seen;
+  };
 }
 
 const CLIENTS = [
@@ -151,7 +156,7 @@ describe('every action /v1/responses emits is accepted back', () => {
       expect(seen('click 200,150 left detail=3')).toBe(true);
       expect(seen('contextmenu 250,120 right')).toBe(true);
       expect(seen('mousedown 550,150 left detail=1 on field')).toBe(true);
-      // "typed " went nowhere (nothing had focus); the pointed type clicked the field first.
+      // "typed" went nowhere (nothing had focus); the pointed type clicked the field first.
       expect((await pageState(server, computer)).typed).toBe('pointedA');
       for (const action of actions.slice(13)) {
         const answer = await server.request('POST', `/computers/${computer}/execute`, action, {
