@@ -730,7 +730,7 @@ async function rawScreencastFps(browser: Browser, url: string): Promise<number> 
 
 /**
  * Desktop computers (Xvfb + openbox + xterm + nut-js worker). Targets are absolute (issue 3); the
- * worker's own timings (PLATFORM.md: grab 3.7 ms, click 1.8 ms) are the floor.
+ * worker's own timings (measured with nut-js alone: grab 3.7 ms, click 1.8 ms) are the floor.
  */
 async function benchDesktop({ client }: Bench): Promise<void> {
   const createTimes: number[] = [];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Timestamp } from './common.js';
 import { TerminationReason } from './computers.js';
 
-/** Events of GET /computers/{id}/events (API.md §7): each is one SSE event's JSON data. */
+/** Events of GET /computers/{id}/events: each is one SSE event's JSON data. */
 const eventBase = { computer_id: z.string(), timestamp: Timestamp };
 const requestBase = { ...eventBase, request_id: z.string() };
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
 
-/** Action types a computer_call may carry (API.md §9). */
+/** Action types a computer_call may carry. */
 export const OUTPUT_ACTION_TYPES = [
   'click',
   'double_click',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Query of GET /computers/{id}/screencast (API.md §7). */
+/** Query of GET /computers/{id}/screencast. */
 export const ScreencastQuery = z.object({
   fps: z.coerce.number().int().min(1).max(30).default(15),
   quality: z.coerce.number().int().min(1).max(100).default(70),

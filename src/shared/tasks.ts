@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Timestamp } from './common.js';
 import { OutputAction } from './responses.js';
 
-/** Agent tasks (API.md §8, §12). */
+/** Agent tasks. */
 
 export const TASK_STATUSES = [
   'running',

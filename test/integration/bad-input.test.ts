@@ -8,7 +8,7 @@ import { startTestServer, type ApiResponse, type TestServer } from '../helpers/t
 
 /**
  * Bad input for every route of the server, as a table. Every case must be answered with the
- * error body of API.md §11 and a 4xx that the SDKs do not retry (never 409, never 5xx), and the
+ * contract's error body and a 4xx that the SDKs do not retry (never 409, never 5xx), and the
  * server must keep serving afterwards.
  */
 
@@ -1040,7 +1040,7 @@ type ExecErrorCase = {
   message: RegExp;
 };
 
-/** POST /exec answers input it cannot start with one error line in a 200 answer (API.md §6). */
+/** POST /exec answers input it cannot start with one error line in a 200 answer. */
 const EXEC_ERROR_LINES: ExecErrorCase[] = [
   { name: 'missing command', body: {}, message: /command is required/ },
   { name: 'empty command', body: { command: '' }, message: /command/ },
@@ -1108,7 +1108,7 @@ function pathOf(c: {
   return { method, path: path + (c.query ?? '') };
 }
 
-/** The error body of API.md §11, with the status and code expected. */
+/** The contract's error body, with the status and code expected. */
 function expectError(response: ApiResponse, expected: Expected): void {
   const context = `${response.status} ${response.text.slice(0, 300)}`;
   expect(response.status, context).toBe(expected.status);

@@ -6,7 +6,7 @@ import { startFixtureServer, type FixtureServer } from '../helpers/fixture-serve
 import { SseReader, type SseEvent } from '../helpers/sse.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
-/** GET /computers/{id}/events (API.md §7): what a computer does, as Server-Sent Events. */
+/** GET /computers/{id}/events: what a computer does, as Server-Sent Events. */
 
 let server: TestServer;
 let fixtures: FixtureServer;

@@ -5,8 +5,8 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * Generated malformed requests across every route: wrong types, sizes, encodings, unicode, huge
- * arrays, deep JSON, wrong methods. No answer may be a 5xx, every error must carry the body of
- * API.md §11, and the server must still serve afterwards.
+ * arrays, deep JSON, wrong methods. No answer may be a 5xx, every error must carry the
+ * contract's error body, and the server must still serve afterwards.
  */
 
 const CASES_PER_ROUTE = Math.ceil(2400 / ROUTES.length);

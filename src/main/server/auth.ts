@@ -7,7 +7,7 @@ import type { TokenBuckets } from '../core/guards/token-buckets.js';
 export type AuthGuards = { failures: AuthFailures; buckets: TokenBuckets };
 
 /**
- * Every route but the public ones needs `Authorization: Bearer <key>` (API.md §11). An address
+ * Every route but the public ones needs `Authorization: Bearer <key>`. An address
  * with too many failed attempts is refused before its key is even looked at, so guessing keys
  * stops; each key has its own request rate.
  */

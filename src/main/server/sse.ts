@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 
-/** Comments at least this often on every stream: the SDKs give up after 60 s of silence (API.md §1). */
+/** Comments at least this often on every stream: the SDKs give up after 60 s of silence. */
 export const HEARTBEAT_MS = 15_000;
 /**
  * Bytes a client may have waiting before it counts as slow for frames. write() returning false is

@@ -9,7 +9,7 @@ export type RunningServer = { url: string; port: number; close(): Promise<void> 
 
 /**
  * A request Node's HTTP parser cannot read (broken framing, oversized headers) never reaches the
- * app; it still gets the error body of API.md §11 instead of a bare status line.
+ * app; it still gets the contract's error body instead of a bare status line.
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) {

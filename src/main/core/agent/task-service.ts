@@ -12,7 +12,7 @@ export type TaskServiceDeps = TaskDeps & { computers: ComputerRegistry; models: 
 
 const SHUTDOWN = 'shutdown: Benchtop stopped while the task was running';
 
-/** Agent tasks (API.md §8, §12): start, inspect, steer and end them; their runs live here. */
+/** Agent tasks: start, inspect, steer and end them; their runs live here. */
 export class TaskService {
   private readonly runs = new Map<string, TaskRun>();
   private readonly loops = new Set<Promise<void>>();

@@ -115,7 +115,7 @@ export class ModelError extends Error {
   }
 }
 
-/** pixel = round(v × (size − 1) / 999), for models that answer in 0–999 (API.md §9). */
+/** pixel = round(v × (size − 1) / 999), for models that answer in 0–999. */
 export function scaleFrom999(value: number, size: number): number {
   const clamped = Math.min(999, Math.max(0, value));
   return Math.round((clamped * (size - 1)) / 999);

@@ -34,7 +34,7 @@ const KEY_VARIABLES: Record<ProviderKind, string | undefined> = {
 export type ResolvedModel = { name: string; config: ModelConfig; provider: ModelProvider };
 
 /**
- * Model names → providers, from `models` in the settings (DESIGN.md "Configuration"). The
+ * Model names → providers, from `models` in the settings (README "Configuration"). The
  * settings object is read on every call, so a change made through PATCH /settings applies at
  * once; a provider is rebuilt when its entry changed.
  */

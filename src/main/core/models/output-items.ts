@@ -11,7 +11,7 @@ export type Emit = (event: Omit<ResponseStreamEvent, 'sequence_number'>) => void
 const CLICKS = new Set(['click', 'double_click', 'triple_click', 'mouse_down', 'mouse_up']);
 const COORDINATES = ['x', 'y', 'end_x', 'end_y', 'scroll_x', 'scroll_y'] as const;
 
-/** A provider's reply item in the contract's shape (API.md §9), with ids of its own. */
+/** A provider's reply item in the contract's shape, with ids of its own. */
 export function toOutputItem(item: ReplyItem, model: string): OutputItem {
   switch (item.type) {
     case 'reasoning':

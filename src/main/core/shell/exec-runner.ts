@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { invalidRequest } from '../errors.js';
 
-/** The most UTF-8 bytes one output chunk holds (API.md §6: split at most every 64 KiB). */
+/** The most UTF-8 bytes one output chunk holds (the contract: split at most every 64 KiB). */
 export const MAX_CHUNK_BYTES = 64 * 1024;
 /**
  * After the shell exits, how long its pipes may stay open while a background process it started

@@ -1,6 +1,6 @@
 import type { CommandRun } from './command-run.js';
 
-/** How long a command can be found by a retry of the request that started it (API.md §1). */
+/** How long a command can be found by a retry of the request that started it. */
 export const REMEMBER_MS = 10 * 60 * 1000;
 /**
  * Output kept across remembered commands that have finished, in characters. Beyond it the oldest

@@ -30,7 +30,7 @@ export type ShellDeps = {
   execEnabled: () => boolean;
 };
 
-/** Output of a streamed command kept for a retry that joins late (API.md §1). */
+/** Output of a streamed command kept for a retry that joins late. */
 const REPLAY_LIMIT_CHARS = 16 * 1024 * 1024;
 /**
  * A streamed command whose client left is killed after this, not at once: the SDKs re-send a
@@ -39,7 +39,7 @@ const REPLAY_LIMIT_CHARS = 16 * 1024 * 1024;
 export const UNWATCHED_GRACE_MS = 2000;
 
 /**
- * Shell commands of computers (API.md §6): on the host, in the computer's workspace, with its
+ * Shell commands of computers: on the host, in the computer's workspace, with its
  * environment; output published on the computer's events; re-sent requests de-duplicated.
  */
 export class ShellService {

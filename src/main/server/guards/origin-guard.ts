@@ -11,7 +11,7 @@ export function hostnameOf(host: string): string {
 }
 
 /**
- * DNS-rebinding guard and closed CORS (API.md §11): the Host header must name this server
+ * DNS-rebinding guard and closed CORS: the Host header must name this server
  * (a configured name, or the address it listens on), and a browser's cross-origin request is
  * refused unless its origin is configured. Same-origin requests (the UI at /ui/) pass.
  */

@@ -32,7 +32,7 @@ export function execRoutes(routes: Routes, core: Core): void {
           retried,
         });
       } catch (error) {
-        // API.md §6: bad input is an error line in a 200 answer; other refusals keep their status.
+        // Bad input is an error line in a 200 answer; other refusals keep their status.
         if (!(error instanceof BenchtopError && error.code === 'invalid_request')) throw error;
         return out.only({ type: 'error', code: 'invalid_request', message: error.message });
       }

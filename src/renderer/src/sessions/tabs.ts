@@ -1,7 +1,7 @@
 import type { ActionResult } from '../../../shared/actions.js';
 import type { Api } from '../api/client.js';
 
-/** One tab as GET /computers/{id}/tabs lists it (API.md §4). */
+/** One tab as GET /computers/{id}/tabs lists it. */
 export type Tab = { tab_id: string; url: string; title: string; is_main: boolean };
 
 export async function listTabs(api: Api, computerId: string): Promise<Tab[]> {

@@ -1,6 +1,6 @@
 import type { Task } from '../../../shared/tasks.js';
 
-/** How long a computer's screenshots outlive it (API.md §3). */
+/** How long a computer's screenshots outlive it. */
 const GRACE_MS = 10 * 60_000;
 
 /**

@@ -41,7 +41,7 @@ function playwrightInstalled(): string | undefined {
 }
 
 /**
- * The Chromium to run, in the order of DESIGN.md: setting, BENCHTOP_CHROMIUM, Playwright's own
+ * The Chromium to run, in the order the README gives: setting, BENCHTOP_CHROMIUM, Playwright's own
  * browsers, then the system's Chrome / Chromium / Edge. Undefined when there is none.
  */
 export function findChromium(setting: string | null, env: Env = process.env): string | undefined {

@@ -1,6 +1,6 @@
 /**
  * A desktop worker: one process per virtual display, because nut-js binds to the X display of
- * its process (PLATFORM.md). It answers requests from the main process over the IPC channel.
+ * its process. It answers requests from the main process over the IPC channel.
  */
 import { Button, Key, keyboard, mouse, Point, screen } from '@nut-tree-fork/nut-js';
 import sharp, { type Sharp } from 'sharp';

@@ -68,7 +68,7 @@ const SHIFTED: Record<string, string> = {
 
 /**
  * The nut-js keys that produce a canonical key on a US layout. Shift is pressed explicitly for
- * shifted symbols and capitals: nut-js on Xvfb does not (PLATFORM.md). Undefined for characters
+ * shifted symbols and capitals: nut-js on Xvfb does not. Undefined for characters
  * off the layout, which are typed instead.
  */
 export function nutKeys(key: Key): string[] | undefined {

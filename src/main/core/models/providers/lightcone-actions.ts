@@ -6,7 +6,7 @@ import { detail } from '../provider-http.js';
 import { providerKey } from './provider-keys.js';
 
 /**
- * Northstar's computer actions ↔ the contract's (API.md §9). Northstar places points in a 0–999
+ * Northstar's computer actions ↔ the contract's. Northstar places points in a 0–999
  * space over the screenshot (its docs say "0–1000"; 1000 is clamped to the last pixel), writes keys
  * as lists, "ctrl+c" strings or JSON-encoded lists, and names drag ends x1/y1/x2/y2, end_x/end_y
  * or a path. Scroll amounts are pixels and are never scaled.
@@ -142,7 +142,7 @@ function wait(raw: Raw): OutputAction {
   const ms = number(raw, 'ms');
   const seconds = number(raw, 'seconds') ?? number(raw, 'duration') ?? number(raw, 'time');
   const total = ms ?? (seconds === undefined ? DEFAULT_WAIT_MS : seconds * 1000);
-  // A longer wait would be refused when the client performs it (API.md §3).
+  // A longer wait would be refused when the client performs it.
   return { type: 'wait', ms: Math.min(MAX_WAIT_MS, Math.max(0, Math.round(total))) };
 }
 
