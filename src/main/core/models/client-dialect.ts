@@ -8,6 +8,7 @@ import type {
   Tool,
   Viewport,
 } from '../../../shared/responses.js';
+import { computerToolOf } from './model-provider.js';
 
 /**
  * How one client reads the Responses API. Benchtop keeps every response in one form (pixels, ISO
@@ -176,12 +177,6 @@ export function presentEvent(
   return out;
 }
 
-/** The display of the request's computer tool, which 0–999 is relative to. */
-export function displayOf(tools: readonly Tool[] | undefined): Display | null {
-  const computer = tools?.find((tool) => tool.type !== 'function');
-  return computer ? { width: computer.display_width, height: computer.display_height } : null;
-}
-
 /**
  * The request as Benchtop keeps it: computer_calls a client sends back are turned into the
  * contract's shape, and from 0–999 into the pixels the client's conversion gave (what it then
@@ -192,7 +187,7 @@ export function readRequest<B extends { input: string | InputItem[]; tools?: Too
   dialect: ClientDialect,
 ): B {
   if (typeof body.input === 'string') return body;
-  const display = displayOf(body.tools);
+  const display = computerToolOf(body.tools);
   const input = body.input.map((item) => {
     if (item.type !== 'computer_call') return item;
     const inPixels =

@@ -2,6 +2,7 @@ import type {
   ChatCompletion,
   ChatCompletionBody,
   OutputAction,
+  Tool,
 } from '../../../shared/responses.js';
 import type { ModelConfig } from '../config.js';
 
@@ -24,6 +25,19 @@ export type ConversationItem =
   | { type: 'function_call_output'; call_id: string; output: string };
 
 export type ComputerToolSpec = { width: number; height: number; environment: string };
+
+/** The request's computer-use tool (its display, which coordinates are relative to), if any. */
+export function computerToolOf(tools: readonly Tool[] | undefined): ComputerToolSpec | null {
+  for (const tool of tools ?? []) {
+    if (tool.type === 'function') continue;
+    return {
+      width: tool.display_width,
+      height: tool.display_height,
+      environment: tool.environment,
+    };
+  }
+  return null;
+}
 export type FunctionToolSpec = { name: string; description?: string; parameters?: unknown };
 
 /** Provider-private state kept with a response (say, the upstream response id), as JSON. */

@@ -3,7 +3,6 @@ import {
   type InputItem,
   type ResponseObject,
   type ResponseStreamEvent,
-  type Tool,
 } from '../../../shared/responses.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { asStorageError } from '../storage-errors.js';
@@ -11,7 +10,7 @@ import { newId, now } from '../ids.js';
 import type { ResponseStore, StoredResponse } from '../store/response-store.js';
 import { ConversationBuilder, earlierTurns } from './conversation.js';
 import type { ImageResolver } from './image-resolver.js';
-import { ModelError, type ComputerToolSpec, type ModelReply } from './model-provider.js';
+import { computerToolOf, ModelError, type ModelReply } from './model-provider.js';
 import type { ModelRegistry, ResolvedModel } from './model-registry.js';
 import { callsOf, emitItem, toOutputItem, type Emit } from './output-items.js';
 
@@ -75,7 +74,7 @@ export class ResponsesService {
     const { conversation, input: fresh } = await builder.build(this.images);
 
     const id = newId('resp');
-    const computer = computerTool(body.tools);
+    const computer = computerToolOf(body.tools);
     const stored: StoredResponse = {
       org,
       body: {
@@ -278,18 +277,6 @@ function answerCalls(open: string[], input: InputItem[]): string[] {
     calls.delete(item.call_id);
   });
   return [...calls];
-}
-
-function computerTool(tools: Tool[] | undefined): ComputerToolSpec | null {
-  for (const tool of tools ?? []) {
-    if (tool.type === 'function') continue;
-    return {
-      width: tool.display_width,
-      height: tool.display_height,
-      environment: tool.environment,
-    };
-  }
-  return null;
 }
 
 function describeFailure(error: unknown): { code: string; message: string } {

@@ -13,8 +13,8 @@ import {
   presentEvent,
   presentResponse,
   readRequest,
-  displayOf,
 } from '../../core/models/client-dialect.js';
+import { computerToolOf } from '../../core/models/model-provider.js';
 import { isTypedLightconeSdk } from '../client-sdk.js';
 import type { Routes } from '../route-spec.js';
 import { openSse } from '../sse.js';
@@ -49,7 +49,7 @@ export function responseRoutes(routes: Routes, core: Core): void {
       });
       const stream = openSse(req, res);
       const send = (event: ResponseStreamEvent) =>
-        stream.send(presentEvent(event, dialect, displayOf(body.tools)));
+        stream.send(presentEvent(event, dialect, computerToolOf(body.tools)));
       for (const event of pending) send(event);
       deliver = send;
       await started.finished;
