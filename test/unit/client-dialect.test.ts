@@ -238,6 +238,21 @@ describe('a response as each client reads it', () => {
     expect(typeof model.created_at).toBe('string');
   });
 
+  it('gives the typed shapes without a computer tool too, the points left in pixels', () => {
+    const answer = presentResponse(
+      response([{ type: 'drag', x: 151, y: 350, end_x: 449, end_y: 450 }], { viewport: null }),
+      TYPED,
+    );
+    expect((answer.output[1] as { action: unknown }).action).toEqual({
+      type: 'drag',
+      path: [
+        { x: 151, y: 350 },
+        { x: 449, y: 450 },
+      ],
+    });
+    expect(answer.output.map(typedModelOf)[1]).toBe('computer_call/ActionDrag');
+  });
+
   it('converts stream events’ items with the request’s display', () => {
     const stored = response([{ type: 'move', x: 10, y: 700 }]);
     const item = stored.output[1]!;

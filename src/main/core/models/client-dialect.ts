@@ -90,7 +90,7 @@ function convertPoints(
 const TYPED_BUTTONS: Record<string, string> = { middle: 'wheel' };
 
 /** A contract action in the shape the typed SDKs parse, where they have one; pixels still. */
-function typedAction(action: OutputAction, display: Display): Record<string, unknown> {
+function typedAction(action: OutputAction, display: Display | null): Record<string, unknown> {
   const { type, x, y } = action;
   switch (type) {
     case 'click':
@@ -124,8 +124,9 @@ function typedAction(action: OutputAction, display: Display): Record<string, unk
     case 'hscroll':
       return {
         type: 'scroll',
-        x: x ?? Math.floor(display.width / 2),
-        y: y ?? Math.floor(display.height / 2),
+        // The SDKs' scroll needs a point: the middle of the screen, as the models mean it.
+        x: x ?? Math.floor((display?.width ?? 0) / 2),
+        y: y ?? Math.floor((display?.height ?? 0) / 2),
         scroll_x: action.scroll_x ?? 0,
         scroll_y: type === 'hscroll' ? 0 : (action.scroll_y ?? 0),
       };
@@ -141,11 +142,15 @@ function keysOf(action: OutputAction): string[] {
 }
 
 function presentItem(item: OutputItem, display: Display | null, dialect: ClientDialect) {
-  if (item.type !== 'computer_call' || !display) return item;
+  if (item.type !== 'computer_call') return item;
+  // The typed shapes do not depend on a display; 0–999 is relative to one, so without a
+  // computer tool the points stay pixels.
   let action: Record<string, unknown> = dialect.typed
     ? typedAction(item.action, display)
     : { ...item.action };
-  if (dialect.coordinates === 'model') action = convertPoints(action, display, toModelSpace);
+  if (dialect.coordinates === 'model' && display) {
+    action = convertPoints(action, display, toModelSpace);
+  }
   return { ...item, action };
 }
 

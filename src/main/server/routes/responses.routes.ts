@@ -48,8 +48,9 @@ export function responseRoutes(routes: Routes, core: Core): void {
         onEvent: (event) => deliver(event),
       });
       const stream = openSse(req, res);
+      const display = computerToolOf(body.tools);
       const send = (event: ResponseStreamEvent) =>
-        stream.send(presentEvent(event, dialect, computerToolOf(body.tools)));
+        stream.send(presentEvent(event, dialect, display));
       for (const event of pending) send(event);
       deliver = send;
       await started.finished;
