@@ -19,7 +19,14 @@ import {
 } from '../operator.js';
 import { startBrowserCapture } from './browser-screencast.js';
 import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
-import { BrowserTabs, readHtml, type TabActivity } from './browser-tabs.js';
+import {
+  BrowserTabs,
+  loadNewTab,
+  navigate,
+  NAVIGATION_TIMEOUT_MS,
+  readHtml,
+  type TabActivity,
+} from './browser-tabs.js';
 import { inPlaywrightLayout, playwrightKey } from './playwright-keys.js';
 
 const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
@@ -43,7 +50,6 @@ const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
   'close_tab',
 ]);
 
-const NAVIGATION_TIMEOUT_MS = 30_000;
 const CDP_BUTTONS = { back: 8, forward: 16 } as const;
 
 export type BrowserOperatorOptions = {
@@ -139,8 +145,7 @@ export class BrowserOperator implements Operator {
         await page.keyboard.up(layoutKey(action.key));
         return {};
       case 'navigate':
-        await page.goto(action.url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
-        return { url: page.url(), title: await page.title() };
+        return navigate(page, action.url);
       case 'html':
         return { ...(await readHtml(page)), url: page.url() };
       case 'viewport':
@@ -160,13 +165,7 @@ export class BrowserOperator implements Operator {
         this.tabs.checkRoom(this.options.maxTabs);
         const page = await this.context.newPage();
         const id = this.tabs.add(page);
-        if (action.url) {
-          await page
-            .goto(action.url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
-            .catch((error: unknown) => {
-              throw new ActionFailure(`tab ${id} opened, but ${firstLine(error)}`);
-            });
-        }
+        if (action.url) await loadNewTab(page, id, action.url);
         return { result: { created_tab_id: id }, executedTabId: id };
       }
       case 'switch_tab':

@@ -3,8 +3,10 @@ import type { PageContext } from '../../../../shared/actions.js';
 import { ActionFailure, invalidRequest, notFound } from '../../errors.js';
 import type { ComputerEventInput } from '../../events/computer-events.js';
 import { newId } from '../../ids.js';
+import { firstLine } from './browser-host.js';
 
 const HIDDEN_SCHEMES = /^(chrome|devtools|chrome-extension):/;
+export const NAVIGATION_TIMEOUT_MS = 30_000;
 
 /** One tab as the tabs endpoint lists it. */
 export type TabListing = {
@@ -190,4 +192,19 @@ export async function readHtml(page: Page): Promise<{ html_content: string; titl
     const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
     return { html_content: doctype + document.documentElement.outerHTML, title: document.title };
   });
+}
+
+/** Loads a URL in a tab and waits for `load`: where the tab ended up, and its title. */
+export async function navigate(page: Page, url: string): Promise<{ url: string; title: string }> {
+  await page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+  return { url: page.url(), title: await page.title() };
+}
+
+/** Loads the URL a tab was opened with; a failure says the tab is open all the same. */
+export async function loadNewTab(page: Page, id: string, url: string): Promise<void> {
+  await page
+    .goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
+    .catch((error: unknown) => {
+      throw new ActionFailure(`tab ${id} opened, but ${firstLine(error)}`);
+    });
 }

@@ -6,7 +6,13 @@ import type { PageContext } from '../../../../shared/actions.js';
 import { ActionFailure, BenchtopError, invalidRequest } from '../../errors.js';
 import type { Action, ActionOutcome } from '../action.js';
 import { firstLine, LAUNCH_ARGS } from '../browser/browser-host.js';
-import { BrowserTabs, readHtml, type TabActivity } from '../browser/browser-tabs.js';
+import {
+  BrowserTabs,
+  loadNewTab,
+  navigate,
+  readHtml,
+  type TabActivity,
+} from '../browser/browser-tabs.js';
 import { INSTALL_HINT } from '../browser/find-chromium.js';
 
 /** The actions a desktop hands to its browser. */
@@ -20,7 +26,6 @@ export const BROWSER_ACTIONS = [
 ] as const;
 export type BrowserAction = Extract<Action, { type: (typeof BROWSER_ACTIONS)[number] }>;
 
-const NAVIGATION_TIMEOUT_MS = 30_000;
 const LAUNCH_TIMEOUT_MS = 30_000;
 /** A close that takes longer is left to the display's sweep, which ends Chromium anyway. */
 const CLOSE_TIMEOUT_MS = 5_000;
@@ -77,8 +82,7 @@ export class DesktopBrowser {
     switch (action.type) {
       case 'navigate': {
         const { id, page } = await this.pageToNavigate(tabId);
-        await page.goto(action.url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
-        return { result: { url: page.url(), title: await page.title() }, executedTabId: id };
+        return { result: await navigate(page, action.url), executedTabId: id };
       }
       case 'html': {
         if (!this.running()) {
@@ -122,13 +126,7 @@ export class DesktopBrowser {
     const id = this.tabs.add(page);
     // In front before it loads, so a screenshot taken meanwhile already shows this tab.
     await page.bringToFront();
-    if (url) {
-      await page
-        .goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
-        .catch((error: unknown) => {
-          throw new ActionFailure(`tab ${id} opened, but ${firstLine(error)}`);
-        });
-    }
+    if (url) await loadNewTab(page, id, url);
     return { result: { created_tab_id: id }, executedTabId: id };
   }
 
