@@ -48,6 +48,21 @@ export const TabEvent = z
   })
   .meta({ id: 'TabEvent' });
 
+export const TabRefusedEvent = z
+  .object({
+    type: z.literal('tab_refused'),
+    ...eventBase,
+    url: z
+      .string()
+      .describe('Where the refused tab was headed, as far as it had got (often about:blank).'),
+    max_tabs: z.number().int().describe('The limit the tab would have passed (limits.max_tabs).'),
+    message: z.string(),
+  })
+  .describe(
+    'A page opened a tab (window.open, a target=_blank link) while the computer already had limits.max_tabs tabs; the new tab was closed at once and never listed.',
+  )
+  .meta({ id: 'TabRefusedEvent' });
+
 export const NavigationEvent = z
   .object({
     type: z.literal('navigation'),
@@ -72,6 +87,7 @@ export const ComputerEvent = z
     ActionResponseEvent,
     ExecOutputEvent,
     TabEvent,
+    TabRefusedEvent,
     NavigationEvent,
     StatusEvent,
   ])
@@ -81,5 +97,6 @@ export type ActionRequestEvent = z.infer<typeof ActionRequestEvent>;
 export type ActionResponseEvent = z.infer<typeof ActionResponseEvent>;
 export type ExecOutputEvent = z.infer<typeof ExecOutputEvent>;
 export type TabEvent = z.infer<typeof TabEvent>;
+export type TabRefusedEvent = z.infer<typeof TabRefusedEvent>;
 export type NavigationEvent = z.infer<typeof NavigationEvent>;
 export type StatusEvent = z.infer<typeof StatusEvent>;

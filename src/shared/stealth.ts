@@ -18,11 +18,23 @@ function isLocale(value: string): boolean {
   }
 }
 
+/**
+ * ASCII control characters (line breaks and NUL among them). A header value cannot carry CR, LF
+ * or NUL: Chromium refuses such a user agent when the computer starts, and in a header they would
+ * end it early. None belongs in a user agent, so all of them are refused up front.
+ */
+// eslint-disable-next-line no-control-regex
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
 const stealthFields = {
   user_agent: z
     .string()
     .min(1)
     .max(1024)
+    .refine((value) => !CONTROL_CHARACTERS.test(value), {
+      message:
+        'stealth.user_agent must be one line of printable text: no line breaks, tabs, NUL or other control characters (it is sent as the User-Agent header)',
+    })
     .optional()
     .describe('navigator.userAgent and the User-Agent header.'),
   locale: z

@@ -75,6 +75,8 @@ function describeEvent(event: ComputerEvent): string {
       return `tab ${event.event} ${event.tab_id}`;
     case 'navigation':
       return `navigation ${event.tab_id} ${event.url}`;
+    case 'tab_refused':
+      return `tab_refused ${event.url}`;
     case 'exec_output':
       return `exec_output ${event.request_id}`;
     case 'status':

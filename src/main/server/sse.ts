@@ -7,8 +7,12 @@ export const HEARTBEAT_MS = 15_000;
  * no test: one JPEG frame is larger than the socket's 16 KiB high-water mark.
  */
 const MAX_BUFFERED_FRAME_BYTES = 1024 * 1024;
-/** Events queued for a client that reads slower than they come; beyond this it is cut off. */
-const MAX_QUEUED_EVENTS = 10_000;
+/**
+ * Bytes a client may leave unread before its stream is cut off (the connection closed): without a
+ * bound, one client that stops reading while a command prints hundreds of megabytes would make
+ * the server hold all of them. A client that reads keeps far below it.
+ */
+const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 
 export type SseStream = {
   /** Sends one event with JSON data; `event` names it (screencast's cursor_position). */
@@ -41,7 +45,12 @@ export function openSse(req: Request, res: Response): SseStream {
   let closed = false;
   let waitingForDrain = false;
   let latest: string | undefined;
-  let queued = 0;
+  // What a stream sends the moment it opens (a task's stored events) is bounded by what is
+  // stored, so it does not count against the client; only falling behind afterwards does.
+  let allowance = Infinity;
+  setImmediate(() => {
+    if (!closed) allowance = res.writableLength + MAX_UNSENT_BYTES;
+  });
 
   const close = () => {
     if (closed) return;
@@ -63,7 +72,7 @@ export function openSse(req: Request, res: Response): SseStream {
   };
   res.on('drain', () => {
     waitingForDrain = false;
-    queued = 0;
+    allowance = Math.min(allowance, MAX_UNSENT_BYTES);
     if (latest !== undefined) {
       const frame = latest;
       latest = undefined;
@@ -79,8 +88,12 @@ export function openSse(req: Request, res: Response): SseStream {
 
   return {
     send(data, event) {
-      if (waitingForDrain && ++queued > MAX_QUEUED_EVENTS) {
+      if (closed) return;
+      if (waitingForDrain && res.writableLength > allowance) {
+        // Nothing more can reach this client before what it left unread, so no event saying why
+        // would either: the connection is closed, and with it everything buffered for it.
         res.destroy();
+        close();
         return;
       }
       write(format(data, event));

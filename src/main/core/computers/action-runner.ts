@@ -5,6 +5,7 @@ import type { ComputerEventInput, ComputerEvents } from '../events/computer-even
 import { now } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import { truncateText } from '../shell/command-run.js';
+import { commandKey, RecentRuns } from '../shell/recent-commands.js';
 import type { ShellService } from '../shell/shell-service.js';
 import type { ActionOutcome, ActionRequest } from './action.js';
 import type { ComputerSession } from './computer-session.js';
@@ -26,30 +27,38 @@ export type RunnerDeps = {
  * the single-action endpoints can answer with its status.
  */
 export class ActionRunner {
+  private readonly batches = new RecentRuns<BatchRun>((run) => ({
+    chars: run.retainedChars,
+    idle: !run.running,
+  }));
+
   constructor(private readonly deps: RunnerDeps) {}
 
   run(session: ComputerSession, request: ActionRequest): Promise<ActionResult> {
     return session.serialize(() => this.runReported(session, request, false));
   }
 
-  /** Runs in order and stops at the first failure; nothing else runs on the computer meanwhile. */
-  batch(session: ComputerSession, requests: ActionRequest[]): Promise<BatchResult> {
-    return session.serialize(async () => {
-      const results: ActionResult[] = [];
-      for (const [index, request] of requests.entries()) {
-        const result = await this.runReported(session, request, true);
-        results.push(result);
-        if (result.status === 'error') {
-          return {
-            success: false,
-            results,
-            failed_index: index,
-            error_message: result.error_message!,
-          };
-        }
-      }
-      return { success: true, results, failed_index: null, error_message: null };
+  /**
+   * Runs in order and stops at the first failure; nothing else runs on the computer meanwhile.
+   * Only while its request waits: once `from.closed` aborts, no further action starts and the
+   * answer is undefined. A retry of the request (`from.retried`, same body) joins the batch
+   * instead of running it again, and carries it on from where it stopped if it had.
+   */
+  batch(
+    session: ComputerSession,
+    requests: ActionRequest[],
+    from: BatchRequest,
+  ): Promise<BatchResult | undefined> {
+    const key = commandKey(session.id, 'batch', from.body);
+    const earlier = from.retried ? this.batches.find(key) : undefined;
+    if (earlier) return earlier.then((run) => run.follow(from.closed));
+    const run = new BatchRun(requests, {
+      serialize: (work) => session.serialize(work),
+      step: (request, stop) => this.runReported(session, request, true, stop),
+      onIdle: () => this.batches.trim(),
     });
+    this.batches.remember(key, Promise.resolve(run));
+    return run.follow(from.closed);
   }
 
   /** Runs one action between its action_request and action_response events. */
@@ -57,11 +66,12 @@ export class ActionRunner {
     session: ComputerSession,
     request: ActionRequest,
     failSoft: boolean,
+    stop?: AbortSignal,
   ): Promise<ActionResult> {
     const publish = (event: ComputerEventInput) => this.deps.events.publish(session.id, event);
     publish({ type: 'action_request', request_id: request.requestId, action: request.action });
     try {
-      const result = await this.runNow(session, request, failSoft);
+      const result = await this.runNow(session, request, failSoft, stop);
       publish(responseEvent(result));
       return result;
     } catch (error) {
@@ -79,6 +89,7 @@ export class ActionRunner {
     session: ComputerSession,
     request: ActionRequest,
     failSoft: boolean,
+    stop?: AbortSignal,
   ): Promise<ActionResult> {
     const base = { request_id: request.requestId };
     if (session.status !== 'running') {
@@ -94,7 +105,7 @@ export class ActionRunner {
     }
     session.touch();
     try {
-      const outcome = await this.execute(session, request);
+      const outcome = await this.execute(session, request, stop);
       const pageContext = await this.contextFor(session, request, outcome.executedTabId);
       return {
         ...base,
@@ -134,15 +145,27 @@ export class ActionRunner {
     return session.operator.pageContext(tab).catch(() => undefined);
   }
 
-  private async execute(session: ComputerSession, request: ActionRequest): Promise<ActionOutcome> {
+  /** `stop` cuts a wait short (a batch whose request closed); other actions run to their end. */
+  private async execute(
+    session: ComputerSession,
+    request: ActionRequest,
+    stop?: AbortSignal,
+  ): Promise<ActionOutcome> {
     const { action } = request;
     const { operator } = session;
     switch (action.type) {
-      case 'wait':
-        await sleep(action.ms, undefined, { signal: session.ended.signal }).catch(() => {
-          throw new ActionFailure('the computer ended during the wait');
+      case 'wait': {
+        const ended = session.ended.signal;
+        const signal = stop ? AbortSignal.any([ended, stop]) : ended;
+        await sleep(action.ms, undefined, { signal }).catch(() => {
+          throw new ActionFailure(
+            ended.aborted
+              ? 'the computer ended during the wait'
+              : 'the wait was cut short: the request of its batch was closed (a retry of the request carries the batch on)',
+          );
         });
         return { result: {}, executedTabId: operator.mainTabId() };
+      }
       case 'screenshot':
         return this.screenshot(session, request);
       case 'point_and_type': {
@@ -206,6 +229,131 @@ export class ActionRunner {
       stderr: outcome.stderr,
       exit_code: outcome.exitCode,
     };
+  }
+}
+
+/** The request a batch runs for: its body (a retry's is the same), and when it is closed. */
+export type BatchRequest = {
+  body: unknown;
+  /** The SDK re-sent the request (x-stainless-retry-count above 0). */
+  retried: boolean;
+  /** Aborted when the client goes away before the answer. */
+  closed: AbortSignal;
+};
+
+/** How a batch runs its actions: in the computer's queue, each between its events. */
+type BatchDriver = {
+  serialize: (work: () => Promise<void>) => Promise<void>;
+  step: (request: ActionRequest, stop: AbortSignal) => Promise<ActionResult>;
+  /** Called whenever the batch stops running (done, or nobody waits for it). */
+  onIdle: () => void;
+};
+
+/**
+ * One batch, shared by its request and the retries of it. It runs only while one of them waits:
+ * when the last leaves, no further action starts (a wait under way is cut short and counts as not
+ * done), and a retry arriving later carries on from the first action not done, so each action
+ * runs once however often the request is sent.
+ */
+class BatchRun {
+  private readonly results: ActionResult[] = [];
+  private next = 0;
+  private followers = 0;
+  private interrupt: AbortController | undefined;
+  private active: Promise<void> | undefined;
+  private settled = false;
+  private settle!: { resolve: (answer: BatchResult) => void; reject: (error: unknown) => void };
+  private readonly done = new Promise<BatchResult>(
+    (resolve, reject) => (this.settle = { resolve, reject }),
+  );
+  /** Characters of the results held (screenshots in base64 among them), for RecentRuns. */
+  retainedChars = 0;
+
+  /** Dropped once the batch is done, so a remembered answer does not keep its computer. */
+  private driver: BatchDriver | undefined;
+
+  constructor(
+    private readonly requests: ActionRequest[],
+    driver: BatchDriver,
+  ) {
+    this.driver = driver;
+    // Seen by whoever follows; with nobody following, a failure has no one to tell.
+    this.done.catch(() => {});
+  }
+
+  get running(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** The answer once the batch is done; undefined if `closed` aborts first (nobody to answer). */
+  follow(closed: AbortSignal): Promise<BatchResult | undefined> {
+    if (this.settled) return this.done;
+    if (closed.aborted) return Promise.resolve(undefined);
+    this.followers += 1;
+    this.active ??= this.runWhileFollowed();
+    return new Promise<BatchResult | undefined>((resolve, reject) => {
+      const leave = () => {
+        this.followers -= 1;
+        if (this.followers === 0) this.interrupt?.abort();
+        resolve(undefined);
+      };
+      closed.addEventListener('abort', leave, { once: true });
+      void this.done
+        .then(resolve, reject)
+        .finally(() => closed.removeEventListener('abort', leave));
+    });
+  }
+
+  private async runWhileFollowed(): Promise<void> {
+    const driver = this.driver!;
+    try {
+      await driver.serialize(() => this.runActions(driver));
+    } catch (error) {
+      this.finish(() => this.settle.reject(error));
+    }
+    this.active = undefined;
+    // A retry may have joined while the action the batch stopped after was still running.
+    if (!this.settled && this.followers > 0) this.active = this.runWhileFollowed();
+    else driver.onIdle();
+  }
+
+  private async runActions(driver: BatchDriver): Promise<void> {
+    while (this.next < this.requests.length) {
+      if (this.followers === 0) return;
+      const request = this.requests[this.next]!;
+      const interrupt = (this.interrupt = new AbortController());
+      const result = await driver.step(request, interrupt.signal);
+      this.interrupt = undefined;
+      // Only a wait takes the signal; cut short, it is not done, and runs again when carried on.
+      if (interrupt.signal.aborted && request.action.type === 'wait' && result.status === 'error')
+        continue;
+      this.results.push(result);
+      this.retainedChars += JSON.stringify(result).length;
+      this.next += 1;
+      if (result.status === 'error') {
+        const failedIndex = this.next - 1;
+        const message = result.error_message!;
+        return this.finish(() =>
+          this.settle.resolve({
+            success: false,
+            results: this.results,
+            failed_index: failedIndex,
+            error_message: message,
+          }),
+        );
+      }
+    }
+    const results = this.results;
+    this.finish(() =>
+      this.settle.resolve({ success: true, results, failed_index: null, error_message: null }),
+    );
+  }
+
+  private finish(settle: () => void): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.driver = undefined;
+    settle();
   }
 }
 

@@ -1,34 +1,41 @@
 import type { CommandRun } from './command-run.js';
 
-/** How long a command can be found by a retry of the request that started it. */
+/** How long a run can be found by a retry of the request that started it. */
 export const REMEMBER_MS = 10 * 60 * 1000;
 /**
- * Output kept across remembered commands that have finished, in characters. Beyond it the oldest
- * are forgotten early, so a burst of chatty commands cannot hold gigabytes for ten minutes.
+ * Output kept across remembered runs that are idle, in characters. Beyond it the oldest are
+ * forgotten early, so a burst of chatty commands cannot hold gigabytes for ten minutes.
  */
 const RETAINED_BUDGET_CHARS = 64 * 1024 * 1024;
 
-type Entry = { at: number; run: Promise<CommandRun>; started?: CommandRun };
+/** What a remembered run holds: characters of output or results, and whether it still runs. */
+export type Retention = { chars: number; idle: boolean };
+
+type Entry<T> = { at: number; run: Promise<T>; started?: T };
 
 /**
- * Commands started in the last ten minutes, by computer, endpoint and body, so that a request the
- * SDK re-sends (x-stainless-retry-count > 0) joins the command instead of running it twice.
- * Entries are kept in start order, which makes pruning a walk from the front.
+ * Runs (shell commands, batches) started in the last ten minutes, by computer, endpoint and body,
+ * so that a request the SDK re-sends (x-stainless-retry-count > 0) joins the run instead of
+ * starting it twice. Entries are kept in start order, which makes pruning a walk from the front.
+ * `retention` tells what a started run holds; only idle runs are forgotten early for memory.
  */
-export class RecentCommands {
-  private readonly entries = new Map<string, Entry>();
+export class RecentRuns<T> {
+  private readonly entries = new Map<string, Entry<T>>();
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly retention: (run: T) => Retention,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-  find(key: string): Promise<CommandRun> | undefined {
+  find(key: string): Promise<T> | undefined {
     this.prune();
     return this.entries.get(key)?.run;
   }
 
-  /** Remembers a command being started; one that fails to start is forgotten. */
-  remember(key: string, run: Promise<CommandRun>): void {
+  /** Remembers a run being started; one that fails to start is forgotten. */
+  remember(key: string, run: Promise<T>): void {
     this.prune();
-    const entry: Entry = { at: this.clock(), run };
+    const entry: Entry<T> = { at: this.clock(), run };
     this.entries.delete(key);
     this.entries.set(key, entry);
     void run.then(
@@ -50,15 +57,26 @@ export class RecentCommands {
     }
   }
 
-  private trim(): void {
+  /** Also for a run whose retention grew after it started (a batch collecting results). */
+  trim(): void {
+    const held = (entry: Entry<T>) =>
+      entry.started === undefined ? undefined : this.retention(entry.started);
     let total = 0;
-    for (const entry of this.entries.values()) total += entry.started?.retainedChars ?? 0;
+    for (const entry of this.entries.values()) total += held(entry)?.chars ?? 0;
     for (const [key, entry] of this.entries) {
       if (total <= RETAINED_BUDGET_CHARS) break;
-      if (!entry.started?.finished) continue;
-      total -= entry.started.retainedChars;
+      const retained = held(entry);
+      if (!retained?.idle) continue;
+      total -= retained.chars;
       this.entries.delete(key);
     }
+  }
+}
+
+/** Shell commands: a finished one is idle, and holds its output for the outcome and replay. */
+export class RecentCommands extends RecentRuns<CommandRun> {
+  constructor(clock: () => number = Date.now) {
+    super((run) => ({ chars: run.retainedChars, idle: run.finished }), clock);
   }
 }
 

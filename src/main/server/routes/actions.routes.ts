@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import {
   ACTION_ENDPOINTS,
@@ -72,7 +73,7 @@ export function actionRoutes(routes: Routes, core: Core): void {
       bodyDoc: BatchBody,
       response: BatchResult,
     },
-    ({ body, params, principal }) => {
+    ({ body, params, principal, retried, req, res }) => {
       const actions = (body as { actions?: unknown } | undefined)?.actions;
       if (!Array.isArray(actions))
         throw invalidRequest('actions must be a list of actions', 'actions');
@@ -84,7 +85,22 @@ export function actionRoutes(routes: Routes, core: Core): void {
         normalizeAction(parseComputerAction(action, `actions.${index}.`), `actions.${index}.`),
       );
       const session = core.computers.getRunning(principal.org, params.id!);
-      return core.actions.batch(session, requests);
+      // Undefined once the client has gone: there is nobody to answer.
+      return core.actions.batch(session, requests, {
+        body,
+        retried,
+        closed: closedSignal(req, res),
+      });
     },
   );
+}
+
+/** Aborted when the client goes away before its answer is complete. */
+function closedSignal(req: Request, res: Response): AbortSignal {
+  const controller = new AbortController();
+  if (req.socket.destroyed) controller.abort();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }

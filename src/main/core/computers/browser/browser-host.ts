@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   chromium,
   type Browser,
@@ -26,6 +28,116 @@ export const LAUNCH_ARGS = [
 
 export type FreshContext = { context: BrowserContext; page: Page };
 
+/** What decides whether Chromium can use its own sandbox. */
+export type SandboxFacts = {
+  platform: NodeJS.Platform;
+  /** The user Benchtop (and so Chromium) runs as; undefined where there are no uids (Windows). */
+  uid: number | undefined;
+  /** That user may create a user namespace and have capabilities in it (Linux). */
+  userNamespaces: boolean;
+  /** A setuid-root chrome-sandbox helper comes with this Chromium (Linux). */
+  setuidSandbox: boolean;
+};
+
+export type SandboxDecision = { enabled: boolean; reason: string };
+
+/**
+ * Whether Chromium runs with its sandbox, which keeps a page that breaks into its renderer from
+ * reaching the rest of the machine. Chromium refuses it to root. On Linux it needs either user
+ * namespaces (its namespace sandbox) or its setuid helper; without them it would not start, so it
+ * runs without, as it always did before.
+ */
+export function chromiumSandbox(facts: SandboxFacts): SandboxDecision {
+  if (facts.platform !== 'linux') {
+    return { enabled: true, reason: `Chromium's own sandbox (${facts.platform})` };
+  }
+  if (facts.uid === 0) {
+    return {
+      enabled: false,
+      reason:
+        'Benchtop runs as root, and Chromium refuses its sandbox to root; run Benchtop as an ordinary user to have it',
+    };
+  }
+  if (facts.userNamespaces) return { enabled: true, reason: 'Chromium sandbox (user namespaces)' };
+  if (facts.setuidSandbox)
+    return { enabled: true, reason: 'Chromium sandbox (setuid chrome-sandbox)' };
+  return {
+    enabled: false,
+    reason:
+      'this system does not let ordinary users create user namespaces (kernel.unprivileged_userns_clone or user.max_user_namespaces is 0, or AppArmor restricts them: kernel.apparmor_restrict_unprivileged_userns=1 as on Ubuntu 24.04) and this Chromium has no setuid chrome-sandbox; allow them or install Google Chrome, whose package brings the helper',
+  };
+}
+
+/** The facts for this process and a Chromium executable (a wrapper script is followed by path). */
+export function sandboxFacts(executablePath: string): SandboxFacts {
+  const uid = process.getuid?.();
+  const linux = process.platform === 'linux';
+  return {
+    platform: process.platform,
+    uid,
+    // Root is refused the sandbox whatever the kernel allows, so nothing is tried for it.
+    userNamespaces: linux && uid !== 0 && canCreateUserNamespace(),
+    setuidSandbox: linux && hasSetuidSandbox(executablePath),
+  };
+}
+
+/** /proc/sys switches that forbid (or, for AppArmor, strip) unprivileged user namespaces. */
+const USERNS_SWITCHES: Array<[string, string]> = [
+  ['/proc/sys/kernel/unprivileged_userns_clone', '0'],
+  ['/proc/sys/user/max_user_namespaces', '0'],
+  // Creation still succeeds there, but without capabilities in the namespace, which the
+  // sandbox needs; Chromium then stops with "No usable sandbox!" unless a profile allows it.
+  ['/proc/sys/kernel/apparmor_restrict_unprivileged_userns', '1'],
+];
+
+function canCreateUserNamespace(): boolean {
+  for (const [path, forbidding] of USERNS_SWITCHES) {
+    try {
+      if (readFileSync(path, 'utf8').trim() === forbidding) return false;
+    } catch {
+      // A kernel without this switch does not forbid by it.
+    }
+  }
+  // A container's seccomp profile can forbid it with every switch on: try. Without unshare(1)
+  // (util-linux), the switches are all there is to go by.
+  const tried = spawnSync('unshare', ['--user', '--map-root-user', 'true'], {
+    stdio: 'ignore',
+    timeout: 5000,
+  });
+  return tried.error
+    ? (tried.error as NodeJS.ErrnoException).code === 'ENOENT'
+    : tried.status === 0;
+}
+
+function hasSetuidSandbox(executablePath: string): boolean {
+  const candidates = [process.env.CHROME_DEVEL_SANDBOX];
+  try {
+    candidates.push(join(dirname(realpathSync(executablePath)), 'chrome-sandbox'));
+  } catch {
+    // No such executable: nothing next to it either.
+  }
+  return candidates.some((path) => {
+    if (!path) return false;
+    try {
+      const stat = statSync(path);
+      return stat.uid === 0 && (stat.mode & 0o4000) !== 0;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The decision for this process and executable, made once (it probes with a process). */
+const decisions = new Map<string, SandboxDecision>();
+export function detectChromiumSandbox(executablePath: string): SandboxDecision {
+  let decision = decisions.get(executablePath);
+  if (!decision) {
+    decision = chromiumSandbox(sandboxFacts(executablePath));
+    decisions.set(executablePath, decision);
+  }
+  return decision;
+}
+
 /** Playwright's options plus scripts every page of the context runs first (stealth's). */
 export type ComputerContextOptions = BrowserContextOptions & { initScripts?: string[] };
 
@@ -41,8 +153,14 @@ export class BrowserHost {
   private ready: FreshContext[] = [];
   private filling: Promise<void> | undefined;
   private closed = false;
+  private sandboxDecision: SandboxDecision | undefined;
 
   constructor(private readonly settings: BrowserSettings) {}
+
+  /** Whether the running (or last started) Chromium has its sandbox, and why; undefined before. */
+  get sandbox(): SandboxDecision | undefined {
+    return this.sandboxDecision;
+  }
 
   /** Starts the browser and fills the pool in the background; failures surface on first use. */
   prewarm(): void {
@@ -87,16 +205,24 @@ export class BrowserHost {
           : `No Chromium found: ${INSTALL_HINT}`,
       );
     }
+    const decision = detectChromiumSandbox(executablePath);
     try {
-      const browser = await chromium.launch({
-        executablePath,
-        headless: this.settings.headless,
-        args: LAUNCH_ARGS,
-        // Benchtop shuts down in order on signals; Playwright's own handlers would exit first.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-      });
+      let browser: Browser;
+      try {
+        browser = await this.launchChromium(executablePath, decision.enabled);
+        this.sandboxDecision = decision;
+      } catch (error) {
+        // The facts can mislead (a profile or policy this check does not know of); Benchtop
+        // still serves, without the sandbox, and says why through `sandbox`.
+        if (!decision.enabled) throw error;
+        browser = await this.launchChromium(executablePath, false).catch(() => {
+          throw error;
+        });
+        this.sandboxDecision = {
+          enabled: false,
+          reason: `Chromium did not start with its sandbox (${firstLine(error)})`,
+        };
+      }
       browser.on('disconnected', () => {
         this.browser = undefined;
         this.ready = [];
@@ -108,6 +234,20 @@ export class BrowserHost {
         `Chromium at ${executablePath} could not start (${firstLine(error)}); ${INSTALL_HINT}`,
       );
     }
+  }
+
+  private launchChromium(executablePath: string, sandbox: boolean): Promise<Browser> {
+    return chromium.launch({
+      executablePath,
+      headless: this.settings.headless,
+      args: LAUNCH_ARGS,
+      // Without it Playwright adds --no-sandbox.
+      chromiumSandbox: sandbox,
+      // Benchtop shuts down in order on signals; Playwright's own handlers would exit first.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
   }
 
   private fillPool(): void {

@@ -1,5 +1,6 @@
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import type { PageContext } from '../../../../shared/actions.js';
+import { CONTROL_CHARACTERS } from '../../../../shared/stealth.js';
 import { ActionFailure, BenchtopError, invalidRequest } from '../../errors.js';
 import type {
   Action,
@@ -67,10 +68,7 @@ export class BrowserOperator implements Operator {
   readonly kind = 'browser' as const;
   readonly supports = SUPPORTED;
   private context!: BrowserContext;
-  private readonly tabs = new BrowserTabs(
-    (page) => this.fitViewport(page),
-    (activity) => this.options.report?.(activity),
-  );
+  private readonly tabs: BrowserTabs;
   private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
   private closing = false;
 
@@ -78,6 +76,11 @@ export class BrowserOperator implements Operator {
     fresh: FreshContext,
     private readonly options: BrowserOperatorOptions,
   ) {
+    this.tabs = new BrowserTabs(
+      (page) => this.fitViewport(page),
+      (activity) => this.options.report?.(activity),
+      options.maxTabs,
+    );
     this.adopt(fresh.context);
     this.tabs.add(fresh.page);
     this.tabs.watch(this.context);
@@ -151,7 +154,7 @@ export class BrowserOperator implements Operator {
       case 'viewport':
         return this.resize(action.width, action.height, action.scale, `${fieldPrefix}scale_factor`);
       case 'change_proxy':
-        return this.changeProxy(action.proxyUrl);
+        return this.changeProxy(action.proxyUrl, `${fieldPrefix}proxy_url`);
       default:
         throw invalidRequest(`${action.type} is not a browser action`);
     }
@@ -250,11 +253,13 @@ export class BrowserOperator implements Operator {
   }
 
   /** Rebuilds the context behind the new proxy, carrying cookies, storage and open tabs. */
-  private async changeProxy(proxyUrl: string): Promise<Record<string, unknown>> {
+  private async changeProxy(proxyUrl: string, param: string): Promise<Record<string, unknown>> {
+    // Checked before anything changes: a refused URL leaves the computer as it was.
+    const proxy = proxyFromUrl(proxyUrl, param);
     const storageState = await this.context.storageState({ indexedDB: true });
     const open = this.tabs.visible().map(({ id, page }) => ({ id, url: page.url() }));
     const main = this.tabs.mainId;
-    const contextOptions = { ...this.options.contextOptions, proxy: proxyFromUrl(proxyUrl) };
+    const contextOptions = { ...this.options.contextOptions, proxy };
     const fresh = await this.options.host.newContext({ ...contextOptions, storageState });
     const old = this.context;
     this.options.contextOptions = contextOptions;
@@ -322,16 +327,44 @@ async function pressChord(page: Page, keys: Key[]): Promise<void> {
   await page.keyboard.press(keys.map(layoutKey).join('+'));
 }
 
-export function proxyFromUrl(proxyUrl: string): BrowserContextOptions['proxy'] {
+/**
+ * Playwright's proxy option for a proxy URL; throws invalid_request on `param` for control
+ * characters. The URL parser would silently drop a line break (so another user name than the one
+ * given would be sent), and a percent-encoded one (%0D%0A, %00) would reach the credentials.
+ */
+export function proxyFromUrl(
+  proxyUrl: string,
+  param = 'proxy_url',
+): BrowserContextOptions['proxy'] {
   if (!proxyUrl) return undefined;
+  if (CONTROL_CHARACTERS.test(proxyUrl)) {
+    throw invalidRequest(
+      `${param} must be one line of printable text: no line breaks, tabs, NUL or other control characters`,
+      param,
+    );
+  }
   const url = new URL(proxyUrl);
   const server = `${url.protocol}//${url.host}`;
   if (!url.username) return { server };
-  return {
-    server,
-    username: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-  };
+  let credentials: { username: string; password: string };
+  try {
+    credentials = {
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    };
+  } catch {
+    throw invalidRequest(
+      `the user name or password in ${param} is not valid percent-encoding (write a literal % as %25)`,
+      param,
+    );
+  }
+  if (CONTROL_CHARACTERS.test(credentials.username + credentials.password)) {
+    throw invalidRequest(
+      `the user name and password in ${param} must not encode control characters (%00 to %1F, %7F)`,
+      param,
+    );
+  }
+  return { server, ...credentials };
 }
 
 /** The proxy URL without its password, for results and logs. */

@@ -17,32 +17,66 @@ export type TabListing = {
   is_main: boolean;
 };
 
-/** What the tabs report on the computer's events: tabs opened, closed, switched, and navigations. */
-export type TabActivity = Extract<ComputerEventInput, { type: 'tab' | 'navigation' }>;
+/**
+ * What the tabs report on the computer's events: tabs opened, closed, switched and refused, and
+ * navigations.
+ */
+export type TabActivity = Extract<
+  ComputerEventInput,
+  { type: 'tab' | 'tab_refused' | 'navigation' }
+>;
 
 /**
  * The tabs of one browser computer in opening order, with the main tab (where actions run when
  * no tab_id is given). Pages the site opens (popups, target=_blank) join and become main, as in a
- * real browser; chrome:// and devtools:// pages are never listed.
+ * real browser, up to `maxTabs`: beyond it they are closed at once and reported as tab_refused
+ * (a page calling window.open in a loop would otherwise fill the machine with renderers).
+ * chrome:// and devtools:// pages are never listed.
  */
 export class BrowserTabs {
   private readonly pages = new Map<string, Page>();
   private readonly ids = new WeakMap<Page, string>();
+  private readonly refused = new WeakSet<Page>();
   private main: string | undefined;
 
   constructor(
     private readonly onOpen: (page: Page) => void,
     private readonly report: (activity: TabActivity) => void = () => {},
+    private readonly maxTabs = Infinity,
   ) {}
 
-  /** Follows pages the context opens from now on. */
+  /** Follows pages the context opens from now on; those beyond maxTabs are refused. */
   watch(context: BrowserContext): void {
-    context.on('page', (page) => this.add(page));
+    context.on('page', (page) => {
+      if (this.ids.has(page)) return;
+      if (this.pages.size >= this.maxTabs) this.refuse(page);
+      else this.add(page);
+    });
+  }
+
+  private refuse(page: Page): void {
+    this.refused.add(page);
+    const url = page.url();
+    page.close().catch(() => {
+      // Gone already (its opener or the context closed).
+    });
+    this.report({
+      type: 'tab_refused',
+      url,
+      max_tabs: this.maxTabs,
+      message: `a page opened a tab while the computer had ${this.maxTabs} tabs open, the most it may have (limits.max_tabs); the new tab was closed`,
+    });
   }
 
   add(page: Page): string {
     const known = this.ids.get(page);
     if (known) return known;
+    if (this.refused.has(page)) {
+      // Pages a site opened took the last free place between the check and the opening.
+      throw new ActionFailure(
+        `the computer reached its ${this.maxTabs} tabs (limits.max_tabs) while the tab opened, so it was closed; close a tab and try again`,
+      );
+    }
     const id = this.track(page, newId('tab'));
     this.report({ type: 'tab', event: 'opened', tab_id: id, url: page.url() });
     return id;
