@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { ConfigError, defaultDataDir } from './core/config.js';
+import { ConfigError, defaultDataDir, resolveSettings } from './core/config.js';
 import { LIFT_FILE, readBlocks, writeAtomically } from './core/guards/ip-block-files.js';
 import { KeyStore } from './core/store/key-store.js';
+import { preparePrivateDataDir } from './core/store/private-files.js';
+import { readStoredSettings } from './core/store/settings-store.js';
 import { startBenchtop } from './start-benchtop.js';
 
 const USAGE = `usage:
@@ -63,10 +65,20 @@ function keys(args: string[], org: string | undefined): void {
   const store = new KeyStore(defaultDataDir());
   const [action, id] = args;
   if (action === 'create') {
+    // The owner at the machine is held to neither limits.keys_per_org nor the throttle of
+    // POST /keys (they are what a key could do remotely), but is told when an organization
+    // goes over the cap, since its own keys then cannot create more.
     const { key, info } = store.create(org ?? 'local');
     console.log(
       `created ${info.id} for organization "${info.org}"; the key is shown only this once:\n${key}`,
     );
+    const cap = keysPerOrg();
+    const live = store.liveCount(info.org);
+    if (cap !== undefined && live > cap) {
+      console.log(
+        `note: organization "${info.org}" now has ${live} keys that are not revoked, over limits.keys_per_org (${cap}); its keys cannot create more with POST /keys until some are revoked`,
+      );
+    }
   } else if (action === 'list') {
     for (const key of store.list()) {
       console.log(
@@ -78,6 +90,15 @@ function keys(args: string[], org: string | undefined): void {
     console.log(`revoked ${id}`);
   } else {
     throw new ConfigError(USAGE);
+  }
+}
+
+/** limits.keys_per_org as Benchtop would start with it; undefined when the settings are broken. */
+function keysPerOrg(): number | undefined {
+  try {
+    return resolveSettings({ stored: readStoredSettings(defaultDataDir()) }).limits.keys_per_org;
+  } catch {
+    return undefined;
   }
 }
 
@@ -120,7 +141,7 @@ async function main(argv: string[]): Promise<void> {
   });
   const [command = 'serve', ...rest] = positionals;
   if (values.help) return console.log(USAGE);
-  mkdirSync(defaultDataDir(), { recursive: true });
+  preparePrivateDataDir(defaultDataDir());
   if (command === 'serve') return serve(values);
   if (command === 'keys') return keys(rest, values.org);
   if (command === 'ip-blocks') return ipBlocks(rest, values.all);

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { defaultDataDir, resolveSettings, settingOverrides } from './core/config.js';
 import { createCore, type Core } from './core/create-core.js';
+import { preparePrivateDataDir } from './core/store/private-files.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 import { startServer, type RunningServer } from './server/start-server.js';
 
@@ -26,7 +26,7 @@ export type Benchtop = {
 export async function startBenchtop(options: StartOptions = {}): Promise<Benchtop> {
   const env = options.env ?? process.env;
   const dataDir = options.dataDir ?? defaultDataDir(env);
-  mkdirSync(dataDir, { recursive: true });
+  preparePrivateDataDir(dataDir);
   const settings = resolveSettings({
     stored: readStoredSettings(dataDir),
     env,

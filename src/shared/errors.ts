@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   rate_limited: 429,
   concurrency_limit: 429,
+  // An organization's stored bytes or live keys at their limit: deleting or revoking lifts it.
+  quota_exceeded: 429,
   internal: 500,
   model_error: 502,
   unavailable: 503,

@@ -63,6 +63,36 @@ const LimitSettings = section('limits', {
   desktops_per_org: z.number().int().min(0).default(2),
   auth_failures_before_block: z.number().int().positive().default(10),
   max_tabs: z.number().int().min(1).max(500).default(20),
+  /** Bytes of responses, tasks and task events one organization may keep stored. */
+  stored_bytes_per_org: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 ** 3),
+  /** Bytes one request may store (a response's input, a task's instruction); below the body cap. */
+  max_input_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(8 * 1024 ** 2),
+  /** Days after which responses and finished tasks of every organization are deleted. */
+  retention_days: z.number().positive().default(30),
+  /** Keys an organization may have that are not revoked (POST /keys); the CLI is not held to it. */
+  keys_per_org: z.number().int().min(1).default(20),
+  /** Keys an organization may create per minute with POST /keys. */
+  key_creations_per_minute: z.number().int().min(1).default(10),
+  /** Newest screenshots kept per computer; older ones are deleted (their URLs answer 404). */
+  screenshots_per_computer: z.number().int().min(1).default(200),
+  /** Images one Responses request may send (all are held in memory until its model call). */
+  images_per_request: z.number().int().min(1).default(50),
+  /** Bytes the images of one Responses request may add up to, fetched or inline. */
+  image_bytes_per_request: z
+    .number()
+    .int()
+    .min(1)
+    .default(64 * 1024 ** 2),
+  /** Seconds an image URL has to send the whole image before the request is a 400. */
+  image_fetch_timeout_seconds: z.number().positive().max(600).default(10),
 });
 const ProxySettings = section('proxy', {
   advanced_proxy_url: z.string().nullable().default(null),

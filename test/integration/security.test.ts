@@ -32,7 +32,7 @@ function raw(
   });
 }
 
-describe('rate limit per key', () => {
+describe('rate limit per organization', () => {
   let server: TestServer;
   beforeAll(async () => {
     // One token every five seconds: however loaded the machine, the burst is spent long before
@@ -41,7 +41,7 @@ describe('rate limit per key', () => {
   });
   afterAll(() => server.close());
 
-  it('answers 429 with Retry-After once a key spends its burst; other keys are unaffected', async () => {
+  it('answers 429 with Retry-After once an organization spends its burst; other organizations are unaffected', async () => {
     const answers: ApiResponse[] = [];
     for (let i = 0; i < 40 && !answers.some((answer) => answer.status === 429); i++) {
       answers.push(await server.request('GET', '/computers'));
@@ -56,7 +56,7 @@ describe('rate limit per key', () => {
     expect(ms).toBeGreaterThan(0);
     expect(ms).toBeLessThanOrEqual(5000);
 
-    const { key: other } = server.core.keys.create('local');
+    const { key: other } = server.core.keys.create('other');
     expect((await server.request('GET', '/computers', undefined, { key: other })).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, ms + 50));
     expect((await server.request('GET', '/computers')).status).toBe(200);
@@ -72,14 +72,16 @@ describe('failed authentications per address', () => {
   });
   afterAll(() => server.close());
 
-  it('blocks the address after the limit, even for a good key, until the block is lifted', async () => {
+  it('blocks the address after the limit for requests without a valid key, until the block is lifted', async () => {
     for (let i = 0; i < 3; i++) {
       const answer = await server.request('GET', '/computers', undefined, {
         key: `sk_wrong_${i}aaaaaaaaaaaaaaaa`,
       });
       expect(answer.status).toBe(401);
     }
-    const blocked = await server.request('GET', '/computers');
+    const blocked = await server.request('GET', '/computers', undefined, {
+      key: 'sk_wrong_3aaaaaaaaaaaaaaaa',
+    });
     expect(blocked.status).toBe(403);
     expect(blocked.body.code).toBe('ip_blocked');
     expect(blocked.body.message).toContain('127.0.0.1');
@@ -87,9 +89,12 @@ describe('failed authentications per address', () => {
     expect(retryAfter).toBeGreaterThan(500);
     expect(retryAfter).toBeLessThanOrEqual(600);
     expect(server.core.guards.failures.blocks()).toMatchObject([{ ip: '127.0.0.1', failures: 3 }]);
+    // A valid key is still served: the block stops guessing, not the machine's owner.
+    expect((await server.request('GET', '/computers')).status).toBe(200);
 
     expect(server.core.guards.failures.lift('127.0.0.1')).toBe(true);
-    expect((await server.request('GET', '/computers')).status).toBe(200);
+    const unblocked = await server.request('GET', '/computers', undefined, { key: null });
+    expect(unblocked.status).toBe(401);
   });
 });
 

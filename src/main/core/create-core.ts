@@ -21,6 +21,8 @@ import { EnvironmentStore } from './store/environment-store.js';
 import { ResponseStore } from './store/response-store.js';
 import { TaskStore } from './store/task-store.js';
 import { KeyStore } from './store/key-store.js';
+import { OrgStorage } from './store/org-storage.js';
+import { preparePrivateDataDir } from './store/private-files.js';
 
 export type CoreOptions = {
   settings: Settings;
@@ -38,9 +40,13 @@ export type Core = Awaited<ReturnType<typeof createCore>>;
 /** Builds everything from settings. Plain Node: no Electron, no Express. */
 export async function createCore(options: CoreOptions) {
   const { settings, dataDir } = options;
+  preparePrivateDataDir(dataDir);
   const keys = new KeyStore(dataDir, { watch: options.watchKeys });
   if (options.trustedKey) keys.trustKey(options.trustedKey, 'local');
-  const screenshots = new ScreenshotStore(join(dataDir, 'screenshots'));
+  const screenshots = new ScreenshotStore(
+    join(dataDir, 'screenshots'),
+    () => settings.limits.screenshots_per_computer,
+  );
   await screenshots.init();
   const environments = new EnvironmentStore(join(dataDir, 'environments'));
   await environments.init();
@@ -63,15 +69,16 @@ export async function createCore(options: CoreOptions) {
     events,
   });
   const database = openDatabase(join(dataDir, 'benchtop.sqlite'));
+  const storage = new OrgStorage(database, () => settings.limits);
   const models = new ModelRegistry(settings.models);
   const responses = new ResponsesService(
-    new ResponseStore(database),
+    new ResponseStore(database, storage),
     models,
-    new ImageResolver(screenshots, () => baseUrl),
+    new ImageResolver(screenshots, () => baseUrl, settings),
   );
   const chat = new ChatService(models);
   const tasks = new TaskService({
-    store: new TaskStore(database),
+    store: new TaskStore(database, storage),
     responses,
     actions,
     events,
@@ -134,6 +141,7 @@ export async function createCore(options: CoreOptions) {
         () => responses.close(),
         () => screenshots.close(),
         () => keys.close(),
+        () => storage.close(),
         () => database.close(),
       ];
       const failures: Error[] = [];

@@ -73,13 +73,14 @@ export function asStorageError(what: string, error: unknown): unknown {
 /**
  * mkdir -p that reports why it failed: Node answers a recursive mkdir the file system refuses
  * (read-only) with ENOENT, which reads as a missing path; the plain call then names the refusal.
+ * Every folder it makes is in the data dir, so readable by this user only.
  */
 export async function makeDirectory(path: string): Promise<void> {
   try {
-    await mkdir(path, { recursive: true });
+    await mkdir(path, { recursive: true, mode: 0o700 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(path).catch((plain: NodeJS.ErrnoException) => {
+    await mkdir(path, 0o700).catch((plain: NodeJS.ErrnoException) => {
       throw plain.code === 'ENOENT' ? error : plain;
     });
   }

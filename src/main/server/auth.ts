@@ -7,9 +7,11 @@ import type { TokenBuckets } from '../core/guards/token-buckets.js';
 export type AuthGuards = { failures: AuthFailures; buckets: TokenBuckets };
 
 /**
- * Every route but the public ones needs `Authorization: Bearer <key>`. An address
- * with too many failed attempts is refused before its key is even looked at, so guessing keys
- * stops; each key has its own request rate.
+ * Every route but the public ones needs `Authorization: Bearer <key>`. An address with too many
+ * failed attempts is blocked for requests without a valid key only: guessing stops (a wrong key
+ * gets the same 403 as no key, so a guess learns nothing), while the machine's owner, whose
+ * clients share the address with whatever failed (a stray script, a web page), keeps working.
+ * Each organization has its own request rate, however many keys it has.
  */
 export function requireKey(
   keys: KeyStore,
@@ -19,20 +21,20 @@ export function requireKey(
   return (req, res, next) => {
     if (isPublic(req.path)) return next();
     const ip = req.socket.remoteAddress ?? 'unknown';
-    const blocked = guards.failures.blockedFor(ip);
-    if (blocked > 0) {
-      return sendError(
-        res,
-        'ip_blocked',
-        `too many failed authentications from ${ip}; try again in ${Math.ceil(blocked / 60)} min or lift the block in the Benchtop window or with \`benchtop ip-blocks lift ${ip}\``,
-        undefined,
-        blocked,
-      );
-    }
     const header = req.headers.authorization;
     const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
     const principal = match ? keys.verify(match[1]!) : undefined;
     if (!principal) {
+      const blocked = guards.failures.blockedFor(ip);
+      if (blocked > 0) {
+        return sendError(
+          res,
+          'ip_blocked',
+          `too many failed authentications from ${ip}, so requests from it need a valid key; try again in ${Math.ceil(blocked / 60)} min or lift the block in the Benchtop window or with \`benchtop ip-blocks lift ${ip}\``,
+          undefined,
+          blocked,
+        );
+      }
       guards.failures.record(ip);
       return sendError(
         res,
@@ -42,12 +44,12 @@ export function requireKey(
           : 'missing "Authorization: Bearer <key>" header; create a key with `benchtop keys create`',
       );
     }
-    const taken = guards.buckets.take(principal.keyId);
+    const taken = guards.buckets.take(principal.org);
     if (!taken.ok) {
       return sendError(
         res,
         'rate_limited',
-        'too many requests with this key; slow down (limits.requests_per_second, limits.burst)',
+        `too many requests for organization "${principal.org}" (all its keys share one rate); slow down or raise limits.requests_per_second and limits.burst`,
         undefined,
         taken.retryAfterSeconds,
       );

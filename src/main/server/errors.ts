@@ -15,6 +15,8 @@ export function sendError(
     res.setHeader('Retry-After', String(Math.ceil(retryAfterSeconds)));
     res.setHeader('retry-after-ms', String(Math.ceil(retryAfterSeconds * 1000)));
   }
+  // The SDKs retry every 429; a full quota stays full, so they are told not to.
+  if (code === 'quota_exceeded') res.setHeader('x-should-retry', 'false');
   const body: ErrorBody = {
     message,
     code,

@@ -81,7 +81,7 @@ function attempt(work: () => void): boolean {
 
 export function writeAtomically(path: string, value: unknown): void {
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
+  writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
   renameSync(temp, path);
 }
 

@@ -1,4 +1,7 @@
-/** A token bucket per key: `burst` requests at once, refilled at `rate` a second. */
+/**
+ * A token bucket per name (an organization: keys are cheap to make, so a bucket per key would
+ * limit nothing): `burst` requests at once, refilled at `rate` a second.
+ */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 

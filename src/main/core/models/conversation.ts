@@ -61,20 +61,18 @@ export class ConversationBuilder {
   ): Promise<{ conversation: ConversationItem[]; input: ConversationItem[] }> {
     const slots = this.drafts.flatMap(slotsOf);
     let budget = MAX_HISTORY_IMAGES;
-    const loads: Array<Promise<void>> = [];
+    const chosen: ImageSlot[] = [];
     for (const slot of slots.reverse()) {
       if (!slot.fresh && budget <= 0) continue;
       budget--;
-      loads.push(
-        images.resolve(slot.url, slot.param).then(
-          (image) => void (slot.image = image),
-          (error: unknown) => {
-            if (slot.fresh) throw error;
-          },
-        ),
-      );
+      chosen.push(slot);
     }
-    await Promise.all(loads);
+    // Back in request order: a request over a limit hears about its first image past it.
+    chosen.reverse();
+    const loaded = await images.resolveAll(
+      chosen.map((slot) => ({ url: slot.url, param: slot.param, required: slot.fresh })),
+    );
+    chosen.forEach((slot, index) => (slot.image = loaded[index] ?? null));
     const conversation = this.drafts.map(finish);
     return { conversation, input: conversation.slice(this.requestStart) };
   }

@@ -59,6 +59,7 @@ export class ResponsesService {
     body: CreateResponseBody,
     options: CreateOptions = {},
   ): Promise<Started> {
+    this.store.checkRoom(org);
     const model = this.models.resolve(body.model);
     const previous = body.previous_response_id
       ? this.previousOf(org, body.previous_response_id)

@@ -2,31 +2,46 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDirectory } from '../storage-errors.js';
+import { PRIVATE_DIR, PRIVATE_FILE } from '../store/private-files.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 const COMPUTER = /^comp_[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Screenshots as files under the data dir, reachable without a key through an unguessable token.
- * They live as long as their computer plus a grace period, and never across a restart.
+ * They live as long as their computer plus a grace period, and never across a restart. Each
+ * computer keeps only its newest `perComputer` (limits.screenshots_per_computer): a client
+ * taking screenshots in a loop would otherwise fill the disk within a computer's lifetime, and
+ * a model is sent only the newest few of a conversation anyway.
  */
 export class ScreenshotStore {
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Each computer's stored files, oldest first. */
+  private readonly files = new Map<string, string[]>();
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly perComputer: () => number = () => Infinity,
+  ) {}
 
   /** Clears what an earlier run left: computers do not survive a restart, so neither do their images. */
   async init(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true });
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR });
   }
 
-  /** Stores a PNG and returns its URL path. */
+  /** Stores a PNG and returns its URL path; the computer's oldest ones over the limit go. */
   async save(computerId: string, png: Buffer): Promise<string> {
     const token = randomBytes(24).toString('base64url');
     const folder = join(this.dir, computerId);
     await makeDirectory(folder);
-    await writeFile(join(folder, `${token}.png`), png);
+    const file = join(folder, `${token}.png`);
+    await writeFile(file, png, { mode: PRIVATE_FILE });
+    const files = this.files.get(computerId) ?? [];
+    files.push(file);
+    this.files.set(computerId, files);
+    const over = files.splice(0, Math.max(0, files.length - this.perComputer()));
+    await Promise.all(over.map((old) => rm(old, { force: true }).catch(() => {})));
     return `/screenshots/${computerId}/${token}.png`;
   }
 
@@ -41,6 +56,7 @@ export class ScreenshotStore {
   release(computerId: string, afterMs: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
+      this.files.delete(computerId);
       void rm(join(this.dir, computerId), { recursive: true, force: true });
     }, afterMs);
     timer.unref();

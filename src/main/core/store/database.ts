@@ -1,8 +1,14 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createPrivateFile, narrow, PRIVATE_DIR, PRIVATE_FILE } from './private-files.js';
 
 export type Db = Database.Database;
+
+/** A response row's stored bytes (`row` is the table, NEW or OLD): what the quota counts. */
+const RESPONSE_BYTES = (row: string) =>
+  `(octet_length(${row}.body) + octet_length(${row}.input) + ifnull(octet_length(${row}.state), 0)
+    + octet_length(${row}.open_calls))`;
 
 /** Schema steps in order; user_version counts how many ran. Never edit one that shipped. */
 const MIGRATIONS = [
@@ -35,6 +41,50 @@ const MIGRATIONS = [
      body TEXT NOT NULL,
      PRIMARY KEY (task_id, seq)
    );`,
+  // What each organization stores, kept as a running total by triggers, so a quota check is one
+  // row read however many responses an organization has. Sizes are UTF-8 bytes of the stored
+  // text; an event counts for its task's organization.
+  `CREATE TABLE org_usage (org TEXT PRIMARY KEY, bytes INTEGER NOT NULL);
+   INSERT INTO org_usage (org, bytes)
+     SELECT org, SUM(bytes) FROM (
+       SELECT org, ${RESPONSE_BYTES('responses')} AS bytes FROM responses
+       UNION ALL SELECT org, octet_length(body) FROM tasks
+       UNION ALL SELECT t.org, octet_length(e.body) FROM task_events e JOIN tasks t ON t.id = e.task_id
+     ) GROUP BY org;
+   CREATE TRIGGER responses_usage_insert AFTER INSERT ON responses BEGIN
+     INSERT OR IGNORE INTO org_usage (org, bytes) VALUES (NEW.org, 0);
+     UPDATE org_usage SET bytes = bytes + ${RESPONSE_BYTES('NEW')} WHERE org = NEW.org;
+   END;
+   CREATE TRIGGER responses_usage_update AFTER UPDATE ON responses BEGIN
+     UPDATE org_usage SET bytes = bytes - ${RESPONSE_BYTES('OLD')} WHERE org = OLD.org;
+     INSERT OR IGNORE INTO org_usage (org, bytes) VALUES (NEW.org, 0);
+     UPDATE org_usage SET bytes = bytes + ${RESPONSE_BYTES('NEW')} WHERE org = NEW.org;
+   END;
+   CREATE TRIGGER responses_usage_delete AFTER DELETE ON responses BEGIN
+     UPDATE org_usage SET bytes = bytes - ${RESPONSE_BYTES('OLD')} WHERE org = OLD.org;
+   END;
+   CREATE TRIGGER tasks_usage_insert AFTER INSERT ON tasks BEGIN
+     INSERT OR IGNORE INTO org_usage (org, bytes) VALUES (NEW.org, 0);
+     UPDATE org_usage SET bytes = bytes + octet_length(NEW.body) WHERE org = NEW.org;
+   END;
+   CREATE TRIGGER tasks_usage_update AFTER UPDATE ON tasks BEGIN
+     UPDATE org_usage SET bytes = bytes - octet_length(OLD.body) WHERE org = OLD.org;
+     INSERT OR IGNORE INTO org_usage (org, bytes) VALUES (NEW.org, 0);
+     UPDATE org_usage SET bytes = bytes + octet_length(NEW.body) WHERE org = NEW.org;
+   END;
+   CREATE TRIGGER tasks_usage_delete AFTER DELETE ON tasks BEGIN
+     UPDATE org_usage SET bytes = bytes - octet_length(OLD.body) WHERE org = OLD.org;
+   END;
+   CREATE TRIGGER task_events_usage_insert AFTER INSERT ON task_events BEGIN
+     UPDATE org_usage SET bytes = bytes + octet_length(NEW.body)
+       WHERE org = (SELECT org FROM tasks WHERE id = NEW.task_id);
+   END;
+   CREATE TRIGGER task_events_usage_delete AFTER DELETE ON task_events BEGIN
+     UPDATE org_usage SET bytes = bytes - octet_length(OLD.body)
+       WHERE org = (SELECT org FROM tasks WHERE id = OLD.task_id);
+   END;
+   CREATE INDEX responses_created ON responses (created_at);
+   CREATE INDEX tasks_created ON tasks (created_at);`,
 ];
 
 /**
@@ -47,7 +97,13 @@ const MIGRATIONS = [
  * targets of the Responses API and agent tasks). docs/ROBUSTNESS.md states this guarantee.
  */
 export function openDatabase(file: string): Db {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+  // Readable by this user only (what organizations asked their models is in it). SQLite gives
+  // the -wal and -shm it creates the database file's mode; ones left by an earlier run are
+  // narrowed here too.
+  createPrivateFile(file);
+  narrow(`${file}-wal`, PRIVATE_FILE);
+  narrow(`${file}-shm`, PRIVATE_FILE);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

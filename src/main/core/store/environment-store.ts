@@ -5,6 +5,7 @@ import type { Environment } from '../../../shared/computers.js';
 import { BenchtopError, invalidRequest, notFound } from '../errors.js';
 import { now } from '../ids.js';
 import { makeDirectory } from '../storage-errors.js';
+import { narrow, PRIVATE_DIR, PRIVATE_FILE } from './private-files.js';
 
 export type EnvironmentMeta = Environment & { org: string };
 
@@ -18,6 +19,12 @@ const WORKSPACE = 'workspace';
 const TEMP_PREFIX = '.tmp-';
 const OLD_PREFIX = '.old-';
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
+/**
+ * Organization names encodeURIComponent leaves as the environments folder itself ("" and ".")
+ * or the data dir (".."): their keys would reach every organization's environments. Their
+ * folders are named with escapes encodeURIComponent never makes, so no other name meets them.
+ */
+const FOLDER_NAMES: Record<string, string> = { '': '%', '.': '%2E', '..': '%2E%2E' };
 
 /**
  * Saved environments, one folder each under <root>/<org>/<id>/: meta.json plus the browser's
@@ -32,10 +39,13 @@ export class EnvironmentStore {
 
   /** Finishes or undoes swaps a crash interrupted and removes half-written folders. */
   async init(): Promise<void> {
-    await mkdir(this.root, { recursive: true });
+    await mkdir(this.root, { recursive: true, mode: PRIVATE_DIR });
+    // Folders an earlier version made with wider modes.
+    narrow(this.root, PRIVATE_DIR);
     for (const org of await readdir(this.root)) {
       const dir = join(this.root, org);
       if (!(await stat(dir)).isDirectory()) continue;
+      narrow(dir, PRIVATE_DIR);
       for (const name of await readdir(dir)) {
         if (name.startsWith(TEMP_PREFIX)) {
           await rm(join(dir, name), { recursive: true, force: true });
@@ -185,7 +195,8 @@ export class EnvironmentStore {
   }
 
   private orgDir(org: string): string {
-    return join(this.root, encodeURIComponent(org));
+    const name = encodeURIComponent(org);
+    return join(this.root, FOLDER_NAMES[name] ?? name);
   }
 
   private dirOf(org: string, id: string, param = 'environment_id'): string {
@@ -214,8 +225,9 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
+/** Saved cookies and storage are as good as a password: readable by this user only. */
 async function writeDurably(file: string, data: string): Promise<void> {
-  const handle = await open(file, 'w');
+  const handle = await open(file, 'w', PRIVATE_FILE);
   try {
     await handle.writeFile(data);
     await handle.sync();

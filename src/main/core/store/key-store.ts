@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import Conf from 'conf';
 import { newId, now } from '../ids.js';
+import { PRIVATE_FILE } from './private-files.js';
 
 export type KeyRecord = {
   id: string;
@@ -41,6 +42,7 @@ export class KeyStore {
       configName: 'keys',
       defaults: { keys: [] },
       clearInvalidConfig: false,
+      configFileMode: PRIVATE_FILE,
     });
     this.reindex();
     if (options.watch) {
@@ -117,6 +119,12 @@ export class KeyStore {
     this.conf.set('keys', keys);
     this.reindex();
     return true;
+  }
+
+  /** Stored keys of the organization that are not revoked. */
+  liveCount(org: string): number {
+    return this.conf.get('keys').filter((record) => record.org === org && !record.revoked_at)
+      .length;
   }
 
   hasStoredKeys(): boolean {

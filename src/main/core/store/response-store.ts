@@ -1,6 +1,7 @@
 import type { InputItem, ResponseObject } from '../../../shared/responses.js';
 import type { ProviderState } from '../models/model-provider.js';
 import type { Db } from './database.js';
+import type { OrgStorage } from './org-storage.js';
 
 export type StoredResponse = {
   org: string;
@@ -33,7 +34,11 @@ const MAX_CHAIN = 10_000;
 export class ResponseStore {
   private readonly statements;
 
-  constructor(private readonly db: Db) {
+  /** Without `storage` nothing is capped (tools reading a data dir). */
+  constructor(
+    private readonly db: Db,
+    private readonly storage?: OrgStorage,
+  ) {
     this.statements = {
       insert: db.prepare(
         `INSERT INTO responses (id, org, created_at, status, previous_id, conversation_id, turn,
@@ -61,17 +66,29 @@ export class ResponseStore {
     };
   }
 
+  /** Stores a new response; refused before anything is written when over a storage limit. */
   insert(response: StoredResponse): void {
+    const columns = { ...this.columns(response), input: JSON.stringify(response.input) };
+    // What the database's usage triggers will count for this row.
+    const bytes = [columns.body, columns.input, columns.state ?? '', columns.open_calls].reduce(
+      (sum, text) => sum + Buffer.byteLength(text),
+      0,
+    );
+    this.storage?.admit(response.org, bytes, 'response', 'input');
     this.statements.insert.run({
-      ...this.columns(response),
+      ...columns,
       org: response.org,
       created_at: response.body.created_at,
       previous_id: response.body.previous_response_id,
       conversation_id: response.conversationId,
       turn: response.turn,
       model: response.body.model,
-      input: JSON.stringify(response.input),
     });
+  }
+
+  /** Refuses a new response at once when its organization is already at its storage quota. */
+  checkRoom(org: string): void {
+    this.storage?.checkRoom(org);
   }
 
   /** Writes what changes as a response runs: its status, body, provider state and open calls. */

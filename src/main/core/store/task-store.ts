@@ -1,11 +1,16 @@
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import type { Db } from './database.js';
+import type { OrgStorage } from './org-storage.js';
 
 /** Tasks and their event logs per organization, durable in SQLite. */
 export class TaskStore {
   private readonly statements;
 
-  constructor(db: Db) {
+  /** Without `storage` nothing is capped (tools reading a data dir). */
+  constructor(
+    db: Db,
+    private readonly storage?: OrgStorage,
+  ) {
     this.statements = {
       insert: db.prepare(
         'INSERT INTO tasks (id, org, created_at, status, body) VALUES (?, ?, ?, ?, ?)',
@@ -20,14 +25,11 @@ export class TaskStore {
     };
   }
 
+  /** Stores a new task; refused before anything is written when over a storage limit. */
   insert(org: string, task: Task): void {
-    this.statements.insert.run(
-      task.task_id,
-      org,
-      task.created_at,
-      task.status,
-      JSON.stringify(task),
-    );
+    const body = JSON.stringify(task);
+    this.storage?.admit(org, Buffer.byteLength(body), 'task', 'instruction');
+    this.statements.insert.run(task.task_id, org, task.created_at, task.status, body);
   }
 
   update(task: Task): void {
