@@ -9,6 +9,7 @@ import { KeyStore } from './core/store/key-store.js';
 import { preparePrivateDataDir } from './core/store/private-files.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 import { startBenchtop } from './start-benchtop.js';
+import { sandboxSupport } from './core/sandbox/computer-sandbox.js';
 
 const USAGE = `usage:
   benchtop serve [--port N] [--host ADDRESS]
@@ -33,6 +34,12 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
   const { url } = benchtop.server;
   console.log(`listening on ${url}`);
   console.log(`the window: ${url}/ui/#key=${uiKey}`);
+  const sandbox = await sandboxSupport();
+  if (!sandbox.available) {
+    console.log(
+      `no sandbox for computers: ${sandbox.reason}. The owner's commands and desktops run on the host; other organizations get neither.`,
+    );
+  }
   if (benchtop.firstKey) {
     console.log(`\nA key for organization "local" was created; it is shown only this once:\n`);
     console.log(`  export LIGHTCONE_BASE_URL=${url}`);

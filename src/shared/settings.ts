@@ -55,7 +55,44 @@ const BrowserSettings = section('browser', {
   warm_pool: z.number().int().min(0).max(20).default(2),
 });
 const DesktopSettings = section('desktop', { host_mode: z.boolean().default(false) });
-const ExecSettings = section('exec', { enabled: z.boolean().default(true) });
+const ExecSettings = section('exec', {
+  enabled: z.boolean().default(true),
+  /**
+   * The owner's commands and desktops run in the same sandbox as other organizations' (where one
+   * can be made); false runs them on the host as the Benchtop user.
+   */
+  sandbox_owner: z.boolean().default(true),
+});
+/** What an organization other than the owner's (`local`) may do; everything is off by default. */
+const OrganizationSettings = z.strictObject(
+  {
+    exec: z.boolean().default(false),
+    desktops: z.boolean().default(false),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown setting ${issue.keys.join(', ')} of an organization; an organization has exec, desktops`
+        : undefined,
+  },
+);
+/** The owner's organization is not configured here: exec.* governs it. */
+function notTheOwner(value: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  if ('local' in value) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['local'],
+      message:
+        'organizations.local cannot be set: the owner (local) is governed by exec.enabled and exec.sandbox_owner',
+    });
+  }
+}
+const OrganizationsSettings = z
+  .record(z.string(), OrganizationSettings)
+  .superRefine(notTheOwner)
+  .describe(
+    'Per organization other than the owner: `exec` allows shell commands (exec, exec/sync, debug, and a desktop terminal), `desktops` allows desktop computers. Both run in a sandbox.',
+  );
 const LimitSettings = section('limits', {
   requests_per_second: z.number().positive().default(100),
   burst: z.number().int().positive().default(200),
@@ -108,7 +145,7 @@ const ModelSettings = section('models', {
   }),
 });
 
-const SECTIONS = 'server, browser, desktop, exec, limits, proxy, models';
+const SECTIONS = 'server, browser, desktop, exec, organizations, limits, proxy, models';
 const topLevel = {
   error: (issue: z.core.$ZodRawIssue) =>
     issue.code === 'unrecognized_keys'
@@ -123,6 +160,7 @@ export const Settings = z.strictObject(
     browser: BrowserSettings.prefault({}),
     desktop: DesktopSettings.prefault({}),
     exec: ExecSettings.prefault({}),
+    organizations: OrganizationsSettings.default({}),
     limits: LimitSettings.prefault({}),
     proxy: ProxySettings.prefault({}),
     models: ModelSettings.prefault({}),
@@ -143,6 +181,9 @@ export const SettingsPatch = z
       browser: BrowserSettings.partial(),
       desktop: DesktopSettings.partial(),
       exec: ExecSettings.partial(),
+      organizations: z
+        .record(z.string(), OrganizationSettings.partial().nullable())
+        .superRefine(notTheOwner),
       limits: LimitSettings.partial(),
       proxy: ProxySettings.partial(),
       models: ModelSettings.extend({

@@ -40,3 +40,17 @@ export function commandOf(pid: number): string {
     return '';
   }
 }
+
+/**
+ * Host pids of live processes whose command line contains `marker` (a computer's commands run in
+ * their own pid namespace, so the pids they print of themselves mean nothing on the host).
+ */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    if (commandOf(Number(entry)).includes(marker) && isAlive(Number(entry)))
+      found.push(Number(entry));
+  }
+  return found;
+}

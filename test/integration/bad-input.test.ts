@@ -853,7 +853,7 @@ const ACCEPTED: Accepted[] = [
     route: 'GET /settings',
     name: 'unknown query parameters',
     query: '?section=limits',
-    check: (response) => expect(response.body.settings.exec).toEqual({ enabled: true }),
+    check: (response) => expect(response.body.settings.exec).toMatchObject({ enabled: true }),
   },
   {
     route: 'PATCH /settings',

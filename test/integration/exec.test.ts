@@ -1,10 +1,10 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComputerEvent } from '../../src/shared/events.js';
 import { ExecStream, stderrOf, stdoutOf } from '../helpers/ndjson.js';
-import { isAlive } from '../helpers/processes.js';
+import { processesWith } from '../helpers/processes.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -15,7 +15,6 @@ const RETRY = { 'x-stainless-retry-count': '1' };
 const sync = (body: unknown, headers?: Record<string, string>, computer = id) =>
   server.request('POST', `/computers/${computer}/exec/sync`, body, { headers });
 const inWorkspace = (file: string) => readFileSync(join(workspace, file), 'utf8');
-const pidIn = (file: string) => Number(inWorkspace(file).trim());
 
 async function exec(body: unknown, headers?: Record<string, string>) {
   const stream = await ExecStream.open(server, id, body, headers);
@@ -109,26 +108,21 @@ describe('POST /computers/{id}/exec', () => {
 
   it('a timeout kills the whole process group and ends with exit code -1', async () => {
     const started = performance.now();
-    const lines = await exec({
-      command: 'echo $$ > t-leader.pid; sleep 300 & echo $! > t-bg.pid; wait',
-      timeout_seconds: 1,
-    });
+    const lines = await exec({ command: 'sleep 300.101 & wait', timeout_seconds: 1 });
     expect(lines.at(-1)).toEqual({ type: 'exit', code: -1 });
     expect(performance.now() - started).toBeLessThan(5000);
-    for (const pid of [pidIn('t-leader.pid'), pidIn('t-bg.pid')]) {
-      await eventually(() => Promise.resolve(!isAlive(pid)), 3000);
-    }
+    await eventually(() => processesWith('300.101').length === 0, 3000);
   });
 
   it('closing the connection kills the command and what it started', async () => {
     const stream = await ExecStream.open(server, id, {
-      command: 'echo $$ > d-leader.pid; sleep 300 & echo $! > d-bg.pid; echo started; wait',
+      command: 'sleep 300.102 & echo started; wait',
     });
     await stream.until((line) => line.type === 'stdout' && line.data.includes('started'));
-    const pids = [pidIn('d-leader.pid'), pidIn('d-bg.pid')];
-    for (const pid of pids) expect(isAlive(pid)).toBe(true);
+    // The shell (its command line holds the marker) and the sleep it started.
+    expect(processesWith('300.102').length).toBeGreaterThanOrEqual(2);
     stream.abort();
-    for (const pid of pids) await eventually(() => Promise.resolve(!isAlive(pid)), 8000);
+    await eventually(() => processesWith('300.102').length === 0, 8000);
   });
 });
 
@@ -156,13 +150,16 @@ describe('POST /computers/{id}/exec/sync', () => {
     });
   });
 
-  it('runs in the workspace; relative cwd stays inside it; files persist between commands', async () => {
-    const real = realpathSync(workspace);
-    expect((await sync({ command: 'pwd -P' })).body.stdout).toBe(`${real}\n`);
+  it('runs in the workspace (at /workspace); relative cwd stays inside it; files persist between commands', async () => {
+    expect((await sync({ command: 'pwd -P' })).body.stdout).toBe('/workspace\n');
     await sync({ command: 'mkdir -p sub/dir && echo hello > sub/dir/note.txt' });
     const read = await sync({ command: 'pwd -P; cat note.txt', cwd: 'sub/dir' });
-    expect(read.body.stdout).toBe(`${real}/sub/dir\nhello\n`);
+    expect(read.body.stdout).toBe('/workspace/sub/dir\nhello\n');
+    expect(readFileSync(join(workspace, 'sub/dir/note.txt'), 'utf8')).toBe('hello\n');
     expect((await sync({ command: 'pwd', cwd: '/tmp' })).body.stdout).toBe('/tmp\n');
+    expect((await sync({ command: 'pwd', cwd: '/workspace/sub' })).body.stdout).toBe(
+      '/workspace/sub\n',
+    );
   });
 
   it("merges the environment: server's, then the computer's, then the body's", async () => {
@@ -194,16 +191,19 @@ describe('ending a computer', () => {
   it('ends what its commands left running in the background', async () => {
     const computer = await createComputer();
     const ran = await sync(
-      { command: 'sleep 300 > /dev/null 2>&1 & echo $! > background.pid' },
+      {
+        // In the background, and detached twice over: its own session, its parent gone.
+        command:
+          'sleep 300.103 > /dev/null 2>&1 & setsid sh -c "sleep 300.104 > /dev/null 2>&1 &" < /dev/null',
+      },
       undefined,
       computer,
     );
     expect(ran.body.exit_code).toBe(0);
-    const folder = server.core.computers.get('local', computer).init.workspace;
-    const pid = Number(readFileSync(join(folder, 'background.pid'), 'utf8').trim());
-    expect(isAlive(pid)).toBe(true);
+    await eventually(() => processesWith('300.104').length === 1);
+    expect(processesWith('300.103')).toHaveLength(1);
     await server.request('DELETE', `/computers/${computer}`);
-    await eventually(() => Promise.resolve(!isAlive(pid)));
+    await eventually(() => processesWith('300.10').length === 0);
   });
 });
 

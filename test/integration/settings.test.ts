@@ -68,11 +68,13 @@ describe('settings', () => {
       'browser',
       'desktop',
       'exec',
+      'organizations',
       'limits',
       'proxy',
       'models',
     ]);
-    expect(response.body.settings.exec).toEqual({ enabled: true });
+    expect(response.body.settings.exec).toEqual({ enabled: true, sandbox_owner: true });
+    expect(response.body.settings.organizations).toEqual({});
     expect(response.body.restart_required).toEqual([]);
     // The test server's own settings act as flags.
     expect(response.body.overridden).toEqual(expect.arrayContaining(['server.port']));

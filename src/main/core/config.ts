@@ -134,7 +134,8 @@ function settingPathOf(variable: string): string | undefined {
     if (!rest.startsWith(`${section}_`)) continue;
     const key = rest.slice(section.length + 1);
     const inner = (schema as unknown as { def: { innerType: z.ZodObject } }).def.innerType;
-    if (key in inner.shape) return `${section}.${key}`;
+    // A section that is a record (organizations) has no fixed keys to name in a variable.
+    if (inner.shape && key in inner.shape) return `${section}.${key}`;
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
 import { ComputerEvents } from './events/computer-events.js';
 import { ShellService } from './shell/shell-service.js';
+import { hostEnv, OrganizationPolicy } from './sandbox/organization-policy.js';
 import type { Settings } from './config.js';
 import { SettingsService } from './settings-service.js';
 import { ScreenshotStore } from './screenshots/screenshot-store.js';
@@ -52,7 +53,10 @@ export async function createCore(options: CoreOptions) {
   await environments.init();
   const browsers = new BrowserHost(settings.browser);
   const events = new ComputerEvents();
+  const policy = new OrganizationPolicy(settings, join(dataDir, 'computers'));
+  await policy.init();
   const computers = new ComputerRegistry({
+    policy,
     settings,
     browsers,
     screenshots,
@@ -61,7 +65,7 @@ export async function createCore(options: CoreOptions) {
     events,
   });
   let baseUrl = `http://${settings.server.host}:${settings.server.port}`;
-  const shell = new ShellService({ events, execEnabled: () => settings.exec.enabled });
+  const shell = new ShellService({ events, policy, hostEnv: () => hostEnv(settings) });
   const actions = new ActionRunner({
     screenshots,
     baseUrl: () => baseUrl,

@@ -85,6 +85,10 @@ export class SettingsService {
         if (RESTART_KEYS.includes(`${section}.${key}`)) continue;
         if (!isDeepStrictEqual(current[section]![key], value)) current[section]![key] = value;
       }
+      // A section that is a record (organizations) loses the entries a patch removed.
+      for (const key of Object.keys(current[section]!)) {
+        if (!(key in values)) delete current[section]![key];
+      }
     }
   }
 

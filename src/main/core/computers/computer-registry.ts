@@ -23,6 +23,8 @@ import { stealthContextOptions } from './browser/stealth.js';
 import { startDesktop } from './desktop/start-desktop.js';
 import { startHostDesktop } from './desktop/host-desktop.js';
 import type { Operator } from './operator.js';
+import type { ComputerSandbox } from '../sandbox/computer-sandbox.js';
+import type { OrganizationPolicy } from '../sandbox/organization-policy.js';
 
 /** Cookies, localStorage and IndexedDB of a browser context, as Playwright saves them. */
 type StorageState = Exclude<BrowserContextOptions['storageState'], string | undefined>;
@@ -36,6 +38,8 @@ const SCREENSHOT_GRACE_MS = 10 * 60 * 1000;
 
 export type RegistryDeps = {
   settings: Settings;
+  /** What an organization may create, and whether its computers run sandboxed. */
+  policy: OrganizationPolicy;
   browsers: BrowserHost;
   screenshots: ScreenshotStore;
   workspaces: string;
@@ -65,6 +69,9 @@ export class ComputerRegistry {
       );
     }
     const contextOptions = this.contextOptions(display, body);
+    const { policy } = this.deps;
+    policy.checkCreate(org, body.kind, body.host_display === true);
+    const sandboxed = body.host_display ? false : await policy.sandboxed(org, body.kind);
     const id = newId('comp');
     // The slot is taken before the first await, so simultaneous creates cannot pass the limit.
     const release = this.reserve(org, body.kind);
@@ -86,19 +93,29 @@ export class ComputerRegistry {
       const browser = findChromium(this.deps.settings.browser.executable_path);
       const report = (activity: TabActivity) => this.deps.events.publish(id, activity);
       const maxTabs = this.deps.settings.limits.max_tabs;
-      let started: { operator: Operator; env: Record<string, string> };
+      let started: { operator: Operator; env: Record<string, string>; sandbox?: ComputerSandbox };
       if (body.host_display) {
         const host = await startHostDesktop({ workspace, browser, maxTabs, report, onCrash });
         display = { width: host.width, height: host.height, scale: 1 };
         started = host;
       } else if (body.kind === 'desktop') {
-        started = await startDesktop({ ...display, workspace, browser, maxTabs, report, onCrash });
+        started = await startDesktop({
+          ...display,
+          workspace,
+          privateDir: policy.privateDir(id),
+          sandboxed,
+          terminal: policy.mayExec(org),
+          browser,
+          maxTabs,
+          report,
+          onCrash,
+        });
       } else {
         const storageState = restored?.storageState;
         const operator = await this.startBrowser(contextOptions, onCrash, report, storageState);
         started = { operator, env: {} };
       }
-      const { operator, env } = started;
+      const { operator, env, sandbox } = started;
       const session = new ComputerSession(
         {
           id,
@@ -110,12 +127,14 @@ export class ComputerRegistry {
           contextId: body.context_id ?? null,
           workspace,
           env,
+          sandboxed,
           maxLifetimeSeconds: body.max_lifetime_seconds ?? body.timeout_seconds ?? null,
           inactivityTimeoutSeconds: body.inactivity_timeout_seconds ?? DEFAULT_IDLE_SECONDS,
           idleTimeoutEnabled: body.idle_timeout_enabled ?? body.auto_kill ?? true,
         },
         operator,
       );
+      session.sandbox = sandbox;
       created.session = session;
       this.sessions.set(id, session);
       this.arm(session);
@@ -123,6 +142,7 @@ export class ComputerRegistry {
     } catch (error) {
       if (this.hostDisplayHolder === id) this.hostDisplayHolder = undefined;
       await rm(workspace, { recursive: true, force: true });
+      await rm(policy.privateDir(id), { recursive: true, force: true });
       throw error;
     } finally {
       release();
@@ -326,6 +346,9 @@ export class ComputerRegistry {
     // A workspace the disk will not let go of (read-only, permissions) only takes space; the
     // computer has ended either way, and a failed save is the error worth reporting.
     await rm(session.init.workspace, { recursive: true, force: true }).catch(() => {});
+    await rm(this.deps.policy.privateDir(session.id), { recursive: true, force: true }).catch(
+      () => {},
+    );
     if (failed && reason === 'deleted') throw failed;
   }
 

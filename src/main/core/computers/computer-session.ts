@@ -5,6 +5,7 @@ import type {
   TerminationReason,
 } from '../../../shared/computers.js';
 import type { Display } from '../../../shared/common.js';
+import type { ComputerSandbox } from '../sandbox/computer-sandbox.js';
 import type { Operator } from './operator.js';
 
 export type Lifetimes = {
@@ -24,6 +25,8 @@ export type SessionInit = Lifetimes & {
   workspace: string;
   /** Variables every shell command of this computer runs with (DISPLAY for a desktop). */
   env: Record<string, string>;
+  /** Its commands and desktop programs run in a sandbox (decided at creation). */
+  sandboxed: boolean;
 };
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -38,6 +41,8 @@ export class ComputerSession {
   /** Aborted when the computer ends, so waits and commands stop with it. */
   readonly ended = new AbortController();
   private queue: Promise<unknown> = Promise.resolve();
+  /** The sandbox its commands run in, once started (see OrganizationPolicy). */
+  sandbox: ComputerSandbox | undefined;
 
   constructor(
     readonly init: SessionInit,

@@ -16,7 +16,8 @@ const PIPE_GRACE_MS = 500;
 export type StreamName = 'stdout' | 'stderr';
 
 export type CommandSpec = {
-  command: string;
+  /** The program that runs the command: `/bin/sh -c command`, or that wrapped into a sandbox. */
+  program: { file: string; args: string[] };
   /** An existing directory (see resolveCwd). */
   cwd: string;
   /** The complete environment of the command. */
@@ -48,7 +49,7 @@ export async function resolveCwd(
 }
 
 /**
- * Starts `/bin/sh -c command` as the leader of its own process group, so a timeout or an abort
+ * Starts the command's program as the leader of its own process group, so a timeout or an abort
  * kills everything the command started (exit code -1). Output reaches `onOutput` as it arrives,
  * as UTF-8 text cut at character boundaries, at most MAX_CHUNK_BYTES per call. Resolves once the
  * process runs; a command that cannot start is an invalid_request.
@@ -98,7 +99,7 @@ function spawnGroupLeader(spec: CommandSpec): Promise<ChildProcess> {
       reject(invalidRequest(`the command could not start: ${error.message}`, 'command'));
     let child: ChildProcess;
     try {
-      child = spawn('/bin/sh', ['-c', spec.command], {
+      child = spawn(spec.program.file, spec.program.args, {
         cwd: spec.cwd,
         env: spec.env,
         detached: true,

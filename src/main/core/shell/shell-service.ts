@@ -1,6 +1,14 @@
+import { realpath, stat } from 'node:fs/promises';
+import { posix } from 'node:path';
 import { DEFAULT_MAX_OUTPUT_LENGTH, type ExecBody } from '../../../shared/exec.js';
 import type { ComputerSession } from '../computers/computer-session.js';
-import { BenchtopError } from '../errors.js';
+import { invalidRequest } from '../errors.js';
+import {
+  SANDBOX_WORKSPACE,
+  sandboxEnv,
+  type ComputerSandbox,
+} from '../sandbox/computer-sandbox.js';
+import type { OrganizationPolicy } from '../sandbox/organization-policy.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { CommandRun, type CommandOutcome } from './command-run.js';
 import {
@@ -27,7 +35,10 @@ export type StartOptions = {
 
 export type ShellDeps = {
   events: ComputerEvents;
-  execEnabled: () => boolean;
+  /** Who may run commands, and the sandbox a computer's commands run in. */
+  policy: Pick<OrganizationPolicy, 'checkExec' | 'sandboxOf'>;
+  /** The environment of a command run on the host: Benchtop's own, without its secrets. */
+  hostEnv: () => Record<string, string>;
 };
 
 /** Output of a streamed command kept for a retry that joins late. */
@@ -39,8 +50,9 @@ const REPLAY_LIMIT_CHARS = 16 * 1024 * 1024;
 export const UNWATCHED_GRACE_MS = 2000;
 
 /**
- * Shell commands of computers: on the host, in the computer's workspace, with its
- * environment; output published on the computer's events; re-sent requests de-duplicated.
+ * Shell commands of computers: in the computer's sandbox (or, for an owner who chose so, on the
+ * host), in its workspace, with its environment; output published on the computer's events;
+ * re-sent requests de-duplicated.
  */
 export class ShellService {
   private readonly recent = new RecentCommands();
@@ -59,12 +71,7 @@ export class ShellService {
     body: CommandBody,
     options: StartOptions,
   ): Promise<CommandRun> {
-    if (!this.deps.execEnabled()) {
-      throw new BenchtopError(
-        'exec_disabled',
-        'shell commands are switched off in settings (exec.enabled)',
-      );
-    }
+    this.deps.policy.checkExec(session.org);
     const key = commandKey(session.id, kind, body);
     const earlier = options.retried ? this.recent.find(key) : undefined;
     if (earlier) return earlier;
@@ -80,7 +87,11 @@ export class ShellService {
     body: CommandBody,
     options: StartOptions,
   ): Promise<CommandRun> {
-    const cwd = await resolveCwd(session.init.workspace, body.cwd, options.cwdParam);
+    const sandbox = await this.deps.policy.sandboxOf(session);
+    const inSandbox = sandbox && (await sandboxCwd(sandbox, body.cwd, options.cwdParam));
+    const cwd = inSandbox
+      ? inSandbox.cwd
+      : await resolveCwd(session.init.workspace, body.cwd, options.cwdParam);
     const run = new CommandRun({
       maxOutputLength: body.max_output_length ?? DEFAULT_MAX_OUTPUT_LENGTH,
       replayLimit: kind === 'exec' ? REPLAY_LIMIT_CHARS : 0,
@@ -96,8 +107,27 @@ export class ShellService {
         is_stderr: stream === 'stderr',
       });
     };
-    const env = { ...process.env, ...session.init.env, ...body.env } as Record<string, string>;
-    const spec = { command: body.command, cwd, env, timeoutSeconds: body.timeout_seconds };
+    const own = { ...session.init.env, ...body.env };
+    const spec = inSandbox
+      ? {
+          program: inSandbox.sandbox.wrap('/bin/sh', [
+            '-c',
+            // The sandbox's own paths: the command starts in its cwd as the sandbox sees it.
+            'cd -- "$1" && exec /bin/sh -c "$2"',
+            'sh',
+            inSandbox.inside,
+            body.command,
+          ]),
+          cwd,
+          env: sandboxEnv(own),
+          timeoutSeconds: body.timeout_seconds,
+        }
+      : {
+          program: { file: '/bin/sh', args: ['-c', body.command] },
+          cwd,
+          env: { ...this.deps.hostEnv(), ...own },
+          timeoutSeconds: body.timeout_seconds,
+        };
     const command = await startCommand(spec, onOutput, run.killSignal);
     run.attach(command);
     this.endWithComputer(session, command.pid, run);
@@ -107,7 +137,10 @@ export class ShellService {
       if (!groupAlive(command.pid)) this.groups.get(session)?.delete(command.pid);
       // Published before anyone awaiting the outcome answers, so the event comes first. A debug
       // action's response is the action runner's, like every action's.
-      const outcome = run.finish(exit);
+      // A command whose computer ended was killed with it, whichever process noticed first (the
+      // sandbox going away can make the joining process exit with its own error code).
+      const ended = session.ended.signal.aborted;
+      const outcome = run.finish(ended ? { exitCode: -1, timedOut: exit.timedOut } : exit);
       if (kind !== 'debug') this.publishEnd(session, options.requestId, outcome);
       session.touch();
     });
@@ -159,4 +192,29 @@ export class ShellService {
       stderr: outcome.stderr,
     });
   }
+}
+
+/**
+ * A sandboxed command's cwd: relative paths are inside /workspace; absolute ones must be in the
+ * workspace or the sandbox's /tmp, checked on the host after following links, so a link in the
+ * workspace cannot make the check look at a folder the sandbox does not have.
+ */
+async function sandboxCwd(
+  sandbox: ComputerSandbox,
+  cwd: string | undefined,
+  param = 'cwd',
+): Promise<{ sandbox: ComputerSandbox; cwd: string; inside: string }> {
+  const inside = posix.resolve(SANDBOX_WORKSPACE, cwd ?? '.');
+  const host = sandbox.hostPath(inside);
+  const real = host && (await realpath(host).catch(() => undefined));
+  const roots = [await realpath(sandbox.hostPath(SANDBOX_WORKSPACE)!), await realpath(sandbox.tmp)];
+  const within = real && roots.some((root) => real === root || real.startsWith(`${root}/`));
+  const info = within ? await stat(real).catch(() => undefined) : undefined;
+  if (!info?.isDirectory()) {
+    throw invalidRequest(
+      `cwd ${cwd} is not a directory of this computer (its files are under /workspace and /tmp)`,
+      param,
+    );
+  }
+  return { sandbox, cwd: real!, inside };
 }

@@ -14,6 +14,7 @@ import {
   type TabActivity,
 } from '../browser/browser-tabs.js';
 import { INSTALL_HINT } from '../browser/find-chromium.js';
+import { sandboxEnv, type ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 
 /** The actions a desktop hands to its browser. */
 export const BROWSER_ACTIONS = [
@@ -35,8 +36,13 @@ const PROFILE_LOCKS = ['SingletonLock', 'SingletonSocket', 'SingletonCookie'];
 export type DesktopBrowserOptions = {
   /** Undefined when no Chromium was found. */
   executablePath?: string;
-  /** The X display (":N") the window opens on; empty off X11 (host mode on macOS, Windows). */
-  display: string;
+  /**
+   * DISPLAY and XAUTHORITY of the X display the window opens on; empty off X11 (host mode on
+   * macOS, Windows).
+   */
+  displayEnv: Record<string, string>;
+  /** The computer's sandbox: the browser runs in it (its files, its environment, nothing else). */
+  sandbox?: ComputerSandbox;
   width: number;
   height: number;
   /** Inside the workspace, so a persistent desktop saves the profile with it. */
@@ -60,6 +66,7 @@ export class DesktopBrowser {
     this.tabs = new BrowserTabs(
       () => {},
       (activity) => options.report?.(activity),
+      options.maxTabs,
     );
   }
 
@@ -153,11 +160,18 @@ export class DesktopBrowser {
     // Only this computer's browser uses the profile; a lock left by one that was killed (or
     // restored from a saved environment) would make Chromium hand over to a process long gone.
     await Promise.all(PROFILE_LOCKS.map((name) => rm(join(userDataDir, name), { force: true })));
+    const { sandbox } = this.options;
     let context: BrowserContext;
     try {
       context = await chromium.launchPersistentContext(userDataDir, {
-        executablePath,
+        executablePath: sandbox
+          ? await sandbox.launcher('chromium', executablePath)
+          : executablePath,
         headless: false,
+        // In the computer's sandbox, Chromium's own works too (a user namespace inside it), and
+        // keeps a broken renderer from the computer's files; on the host, Benchtop runs as it may
+        // (the browser computers' rule applies there).
+        chromiumSandbox: sandbox !== undefined,
         viewport: null,
         env: this.env(),
         timeout: LAUNCH_TIMEOUT_MS,
@@ -190,13 +204,16 @@ export class DesktopBrowser {
   }
 
   private env(): Record<string, string> {
+    const { displayEnv, sandbox } = this.options;
+    if (sandbox) return sandboxEnv(displayEnv);
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) {
-      // On a Wayland session Chromium would open on the person's own screen, not this display.
-      if (value !== undefined && name !== 'WAYLAND_DISPLAY') env[name] = value;
+      // On a Wayland session Chromium would open on the person's own screen, not this display;
+      // Benchtop's own variables (its key) are no business of a page's browser.
+      if (value !== undefined && name !== 'WAYLAND_DISPLAY' && !name.startsWith('BENCHTOP_'))
+        env[name] = value;
     }
-    if (this.options.display) env.DISPLAY = this.options.display;
-    return env;
+    return { ...env, ...displayEnv };
   }
 
   /** page_context of the tab an action ran in; none while no browser is open. */

@@ -12,7 +12,8 @@ import type { WorkerButton } from './desktop-protocol.js';
 import { nutKeys } from './nut-keys.js';
 import { UnicodeKeymap } from './unicode-keymap.js';
 import type { WorkerClient } from './worker-client.js';
-import type { XDisplay } from './x-display.js';
+import { sandboxDisplayEnv, type XDisplay } from './x-display.js';
+import type { ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 
 const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
   'click',
@@ -50,6 +51,8 @@ export type DesktopOptions = DesktopBrowserSetup & {
   display: XDisplay;
   worker: WorkerClient;
   workspace: string;
+  /** Its sandbox: the desktop's browser runs in it, and it ends with the desktop. */
+  sandbox?: ComputerSandbox;
   /** Host mode off X11 (macOS, Windows): no xdotool, nut-js types. */
   typeWithNut?: boolean;
 };
@@ -69,7 +72,8 @@ export class DesktopOperator implements Operator {
     const { display } = options;
     this.browser = new DesktopBrowser({
       executablePath: options.browser,
-      display: display.name,
+      displayEnv: options.sandbox ? sandboxDisplayEnv(display.name) : display.env,
+      sandbox: options.sandbox,
       width: display.width,
       height: display.height,
       userDataDir: join(options.workspace, '.browser'),
@@ -182,7 +186,7 @@ export class DesktopOperator implements Operator {
   private x11(command: string, args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, {
-        env: { ...process.env, DISPLAY: this.options.display.name },
+        env: { ...process.env, ...this.options.display.env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -285,6 +289,7 @@ export class DesktopOperator implements Operator {
     await this.browser.close();
     this.options.worker.close();
     await this.options.display.close();
+    await this.options.sandbox?.close();
   }
 }
 

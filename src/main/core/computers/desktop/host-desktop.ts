@@ -24,11 +24,14 @@ export async function startHostDesktop(
       'host_display',
     );
   }
-  const worker = await WorkerClient.start(name);
+  const displayEnv: Record<string, string> = name ? { DISPLAY: name } : {};
+  const worker = await WorkerClient.start(displayEnv);
   const { width, height } = await worker.request<{ width: number; height: number }>({ op: 'size' });
   const launched: ChildProcess[] = [];
   const display: XDisplay = {
     name,
+    env: displayEnv,
+    socket: '',
     width,
     height,
     pid: process.pid,

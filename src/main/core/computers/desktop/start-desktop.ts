@@ -1,44 +1,80 @@
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../../errors.js';
+import { ComputerSandbox } from '../../sandbox/computer-sandbox.js';
+import { OPENBOX_CONFIG } from './openbox-config.js';
 import { DesktopOperator, type DesktopBrowserSetup } from './desktop-operator.js';
 import { WorkerClient } from './worker-client.js';
-import { startXDisplay } from './x-display.js';
+import { sandboxDisplayEnv, startXDisplay } from './x-display.js';
 
 export type DesktopStart = DesktopBrowserSetup & {
   width: number;
   height: number;
   workspace: string;
+  /** A host folder only this computer uses (its X cookie, its sandbox's /tmp). */
+  privateDir: string;
+  /** Everything a person or an agent can reach on it runs in the computer's sandbox. */
+  sandboxed: boolean;
+  /** Whether it gets a terminal: only where its organization may run shell commands. */
+  terminal: boolean;
   /** Called once if the display or the worker dies on its own (not its browser: it restarts). */
   onCrash: () => void;
 };
 
-/** A whole desktop: private display, window manager, a terminal in the workspace, its own worker. */
-export async function startDesktop(
-  options: DesktopStart,
-): Promise<{ operator: DesktopOperator; env: Record<string, string> }> {
-  const display = await startXDisplay(options.width, options.height);
-  const workerStart = WorkerClient.start(display.name);
+/**
+ * A whole desktop: private display, window manager, a terminal in the workspace (where commands
+ * are allowed), its own worker. The worker drives the display from outside; the window manager,
+ * the terminal and the browser run in the sandbox, where one is asked for.
+ */
+export async function startDesktop(options: DesktopStart): Promise<{
+  operator: DesktopOperator;
+  env: Record<string, string>;
+  sandbox?: ComputerSandbox;
+}> {
+  const display = await startXDisplay(options.width, options.height, options.privateDir);
+  const workerStart = WorkerClient.start(display.env);
+  let sandbox: ComputerSandbox | undefined;
   try {
-    display.launch('xterm', ['-u8', '-geometry', '100x30+20+20'], {
-      cwd: options.workspace,
-      // dash keeps keystrokes typed before it starts; bash's readline discards them.
-      env: { LC_ALL: 'C.UTF-8', SHELL: '/bin/sh' },
-    });
-    // Ready means usable: the terminal's window is mapped (it takes the first keystrokes).
-    await waitForWindow(display.name, ['--class', 'xterm']);
+    if (options.sandboxed) {
+      sandbox = await ComputerSandbox.start({
+        workspace: options.workspace,
+        privateDir: options.privateDir,
+        xSocket: display.socket,
+        program: options.browser,
+      });
+    }
+    const config = join(options.privateDir, 'tmp', 'openbox-rc.xml');
+    await writeFile(config, OPENBOX_CONFIG, { flag: 'wx' });
+    display.launch(
+      'openbox',
+      ['--sm-disable', '--config-file', sandbox ? '/tmp/openbox-rc.xml' : config],
+      { sandbox },
+    );
+    if (options.terminal) {
+      display.launch('xterm', ['-u8', '-geometry', '100x30+20+20'], {
+        cwd: options.workspace,
+        // dash keeps keystrokes typed before it starts; bash's readline discards them.
+        env: { LC_ALL: 'C.UTF-8', SHELL: '/bin/sh' },
+        sandbox,
+      });
+      // Ready means usable: the terminal's window is mapped (it takes the first keystrokes).
+      await waitForWindow(display.env, ['--class', 'xterm']);
+    }
     const worker = await workerStart;
     const { browser, maxTabs, report } = options;
     const operator = new DesktopOperator({
       display,
       worker,
       workspace: options.workspace,
+      sandbox,
       browser,
       maxTabs,
       report,
     });
     let crashed = false;
-    // The display or the worker dying on its own is a crash; dying because we close it is not.
+    // The display, the worker or the sandbox ending on its own is a crash; because we close it, not.
     const crash = () => {
       if (crashed || operator.closing) return;
       crashed = true;
@@ -46,13 +82,19 @@ export async function startDesktop(
     };
     display.onExit(crash);
     worker.onExit(crash);
-    return { operator, env: { DISPLAY: display.name } };
+    sandbox?.onExit(crash);
+    return {
+      operator,
+      env: sandbox ? sandboxDisplayEnv(display.name) : display.env,
+      sandbox,
+    };
   } catch (error) {
     workerStart.then(
       (worker) => worker.close(),
       () => {},
     );
     await display.close();
+    await sandbox?.close();
     throw error;
   }
 }
@@ -66,12 +108,12 @@ const REMAP_AFTER_MS = 300;
  * Polls for the terminal's mapped window. A map request that arrives while the window manager is
  * still starting can be lost (seen about once in eight starts); after a moment it is asked again.
  */
-async function waitForWindow(display: string, search: string[]): Promise<void> {
+async function waitForWindow(displayEnv: Record<string, string>, search: string[]): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < WINDOW_TIMEOUT_MS) {
-    if (await windowExists(display, ['--onlyvisible', ...search])) return;
+    if (await windowExists(displayEnv, ['--onlyvisible', ...search])) return;
     if (Date.now() - started > REMAP_AFTER_MS)
-      await windowExists(display, [...search, 'windowmap', '%@']);
+      await windowExists(displayEnv, [...search, 'windowmap', '%@']);
     await sleep(POLL_MS);
   }
   throw unavailable(
@@ -79,12 +121,12 @@ async function waitForWindow(display: string, search: string[]): Promise<void> {
   );
 }
 
-function windowExists(display: string, search: string[]): Promise<boolean> {
+function windowExists(displayEnv: Record<string, string>, search: string[]): Promise<boolean> {
   return new Promise((resolve, reject) => {
     execFile(
       'xdotool',
       ['search', ...search],
-      { env: { ...process.env, DISPLAY: display }, timeout: 2000 },
+      { env: { ...process.env, ...displayEnv }, timeout: 2000 },
       (error) => {
         if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
           reject(unavailable('desktop computers need xdotool: apt-get install xdotool'));

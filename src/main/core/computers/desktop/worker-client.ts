@@ -50,11 +50,12 @@ export class WorkerClient {
     });
   }
 
-  static async start(display: string): Promise<WorkerClient> {
+  /** `displayEnv`: DISPLAY and XAUTHORITY of the display it drives. */
+  static async start(displayEnv: Record<string, string>): Promise<WorkerClient> {
     const entry = workerEntry();
     const child = fork(entry.path, [], {
       execArgv: entry.execArgv,
-      env: { ...process.env, DISPLAY: display },
+      env: { ...process.env, ...displayEnv },
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../../errors.js';
+import { sandboxEnv, type ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 
 const START_TIMEOUT_MS = 10_000;
 const INSTALL_HINT = 'install them (Debian/Ubuntu: apt-get install xvfb openbox xterm xdotool)';
@@ -9,33 +12,71 @@ const INSTALL_HINT = 'install them (Debian/Ubuntu: apt-get install xvfb openbox 
 export type XDisplay = {
   /** ":N" */
   name: string;
+  /** DISPLAY and XAUTHORITY for a program on the host: without the cookie, X refuses it. */
+  env: Record<string, string>;
+  /** The server's socket on the host (also listened on as an abstract socket). */
+  socket: string;
   width: number;
   height: number;
   /** The X server's process id. */
   pid: number;
-  /** Runs a program on this display in its own process group; ended with the display. */
-  launch(
-    command: string,
-    args: string[],
-    options?: { cwd?: string; env?: Record<string, string> },
-  ): ChildProcess;
+  /**
+   * Runs a program on this display in its own process group, in the sandbox when one is given;
+   * ended with the display.
+   */
+  launch(command: string, args: string[], options?: LaunchOptions): ChildProcess;
   /** Called once if the X server dies on its own. */
   onExit(listener: () => void): void;
   close(): Promise<void>;
 };
 
+export type LaunchOptions = {
+  /** The host folder it starts in (inside a sandbox it starts in /workspace). */
+  cwd?: string;
+  env?: Record<string, string>;
+  sandbox?: ComputerSandbox;
+};
+
+/** The display's cookie file as its sandbox sees it, in its /tmp. */
+const AUTH_FILE = '.Xauthority';
+
 /**
  * A private X display: Xvfb picks a free display number itself (-displayfd, so two computers never
- * race for one), then a window manager. Nothing here ever touches the user's real screen.
+ * race for one). Only holders of the display's own cookie (in `privateDir`, and in `privateDir/tmp`,
+ * which is its sandbox's /tmp) may connect: no other local process or user can read or drive it.
+ * Nothing here ever touches the user's real screen.
  */
-export async function startXDisplay(width: number, height: number): Promise<XDisplay> {
+export async function startXDisplay(
+  width: number,
+  height: number,
+  privateDir: string,
+): Promise<XDisplay> {
+  const tmp = join(privateDir, 'tmp');
+  await mkdir(tmp, { recursive: true, mode: 0o700 });
+  // Two copies: Benchtop's own tools read the one the sandbox cannot touch.
+  const cookie = xauthority(randomBytes(16));
+  const authFile = join(privateDir, 'Xauthority');
+  await writeFile(authFile, cookie, { mode: 0o600, flag: 'wx' });
+  await writeFile(join(tmp, AUTH_FILE), cookie, { mode: 0o600, flag: 'wx' });
   const xvfb = spawn(
     'Xvfb',
-    ['-displayfd', '3', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp', '-noreset'],
+    [
+      '-displayfd',
+      '3',
+      '-auth',
+      authFile,
+      '-screen',
+      '0',
+      `${width}x${height}x24`,
+      '-nolisten',
+      'tcp',
+      '-noreset',
+    ],
     { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
   );
   const number = await readDisplayNumber(xvfb);
   const name = `:${number}`;
+  const env = { DISPLAY: name, XAUTHORITY: authFile };
   const children: ChildProcess[] = [xvfb];
   let closing = false;
   const exitListeners: Array<() => void> = [];
@@ -44,13 +85,19 @@ export async function startXDisplay(width: number, height: number): Promise<XDis
   });
   const display: XDisplay = {
     name,
+    env,
+    socket: `/tmp/.X11-unix/X${number}`,
     width,
     height,
     pid: xvfb.pid!,
     launch(command, args, options = {}) {
-      const child = spawn(command, args, {
-        cwd: options.cwd,
-        env: { ...process.env, ...options.env, DISPLAY: name },
+      const { sandbox } = options;
+      const program = sandbox ? sandbox.wrap(command, args) : { file: command, args };
+      const child = spawn(program.file, program.args, {
+        cwd: sandbox ? sandbox.tmp : options.cwd,
+        env: sandbox
+          ? sandboxEnv({ ...options.env, ...sandboxDisplayEnv(name) })
+          : { ...process.env, ...options.env, ...env },
         detached: true,
         stdio: 'ignore',
       });
@@ -65,8 +112,34 @@ export async function startXDisplay(width: number, height: number): Promise<XDis
       await sweepDisplay(name);
     },
   };
-  display.launch('openbox', ['--sm-disable']);
   return display;
+}
+
+/** DISPLAY and XAUTHORITY of a display as its sandbox sees them. */
+export function sandboxDisplayEnv(name: string): Record<string, string> {
+  return { DISPLAY: name, XAUTHORITY: `/tmp/${AUTH_FILE}` };
+}
+
+/**
+ * An Xauthority file of one MIT-MAGIC-COOKIE-1 entry for any address and display number (family
+ * "wild"): Xvfb loads it before its number is known, and it holds inside a sandbox, whose host
+ * name differs. Each field is a big-endian 16-bit length and the bytes.
+ */
+export function xauthority(cookie: Buffer): Buffer {
+  const field = (bytes: Buffer) => {
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(bytes.length);
+    return Buffer.concat([length, bytes]);
+  };
+  const family = Buffer.from([0xff, 0xff]);
+  const empty = Buffer.alloc(0);
+  return Buffer.concat([
+    family,
+    field(empty),
+    field(empty),
+    field(Buffer.from('MIT-MAGIC-COOKIE-1')),
+    field(cookie),
+  ]);
 }
 
 function readDisplayNumber(xvfb: ChildProcess): Promise<number> {

@@ -1,0 +1,307 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { unavailable } from '../errors.js';
+import { programBinds, systemBinds } from './system-binds.js';
+
+/** Where a computer's workspace appears inside its sandbox. */
+export const SANDBOX_WORKSPACE = '/workspace';
+const START_TIMEOUT_MS = 10_000;
+const INSTALL_HINT = 'apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap';
+
+export type SandboxSupport = { available: true } | { available: false; reason: string };
+
+/** A program and its arguments, as spawn takes them. */
+export type Invocation = { file: string; args: string[] };
+
+export type SandboxOptions = {
+  /** The computer's workspace on the host, seen at /workspace. */
+  workspace: string;
+  /** A host folder only this computer uses; its `tmp` is the sandbox's /tmp. */
+  privateDir: string;
+  /** An X display's socket (/tmp/.X11-unix/XN on the host) the sandbox may connect to. */
+  xSocket?: string;
+  /** A program outside /usr the sandbox runs (Chromium), made visible read-only. */
+  program?: string;
+};
+
+/** The sandbox's user: never root, so a command has no capability even inside its namespaces. */
+const INSIDE_ID = process.getuid?.() || 1000;
+
+let support: Promise<SandboxSupport> | undefined;
+
+/**
+ * Whether bubblewrap sandboxes can be made here: bwrap and nsenter are installed and a trial
+ * sandbox starts (user namespaces may be forbidden, e.g. by AppArmor on Ubuntu 24.04). Checked
+ * once per process.
+ */
+export function sandboxSupport(): Promise<SandboxSupport> {
+  support ??= probe();
+  return support;
+}
+
+async function probe(): Promise<SandboxSupport> {
+  if (process.platform !== 'linux') {
+    return { available: false, reason: 'sandboxes need Linux (bubblewrap and namespaces)' };
+  }
+  if ((await run('bwrap', ['--version']).catch(() => undefined)) === undefined) {
+    return { available: false, reason: `bubblewrap is not installed (${INSTALL_HINT})` };
+  }
+  if ((await run('nsenter', ['--version']).catch(() => undefined)) === undefined) {
+    return { available: false, reason: 'nsenter is not installed (apt-get install util-linux)' };
+  }
+  const trial = await run('bwrap', [...(await baseArgs()), '--', '/bin/true']).catch(
+    (error: Error & { stderr?: string }) => error,
+  );
+  if (trial instanceof Error) {
+    const detail = (trial.stderr || trial.message).trim().split('\n')[0];
+    return {
+      available: false,
+      reason: `bubblewrap cannot create a sandbox here (${detail}); unprivileged user namespaces may be switched off (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap)`,
+    };
+  }
+  return { available: true };
+}
+
+async function baseArgs(): Promise<string[]> {
+  return [
+    '--unshare-user',
+    '--uid',
+    String(INSIDE_ID),
+    '--gid',
+    String(INSIDE_ID),
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--hostname',
+    'benchtop',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    ...(await systemBinds()),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--clearenv',
+  ];
+}
+
+/**
+ * One computer's sandbox (bubblewrap): its own user, process, IPC and host-name namespaces; the
+ * system folders read-only; its workspace at /workspace and its own /tmp, both writable; no data
+ * dir, no home, no other workspace, no variable of Benchtop's environment. Everything the computer
+ * runs (shell commands, a desktop's window manager, terminal and browser) joins this one sandbox,
+ * so a program started in the background by one command is there for the next, and closing the
+ * sandbox ends every process in it, however it detached.
+ */
+export class ComputerSandbox {
+  private exitListeners: Array<() => void> = [];
+  private closing = false;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly innerPid: number,
+    private readonly options: SandboxOptions,
+  ) {
+    child.once('exit', () => {
+      if (!this.closing) for (const listener of this.exitListeners) listener();
+    });
+  }
+
+  static async start(options: SandboxOptions): Promise<ComputerSandbox> {
+    const supported = await sandboxSupport();
+    if (!supported.available) throw unavailable(supported.reason);
+    const tmp = join(options.privateDir, 'tmp');
+    await mkdir(tmp, { recursive: true, mode: 0o700 });
+    const args = [
+      ...(await baseArgs()),
+      '--bind',
+      tmp,
+      '/tmp',
+      '--bind',
+      options.workspace,
+      SANDBOX_WORKSPACE,
+      ...(options.xSocket ? ['--ro-bind', options.xSocket, options.xSocket] : []),
+      ...programBinds(options.program),
+      '--chdir',
+      SANDBOX_WORKSPACE,
+      '--info-fd',
+      '3',
+      '--',
+      // The sandbox lives as long as this waits; bwrap's own init reaps what others leave behind.
+      // It says when it runs: only then are the sandbox's user and mounts in place for others
+      // to join (bwrap tells its init's pid a moment before).
+      '/bin/sh',
+      '-c',
+      'echo ready; exec sleep infinity',
+    ];
+    const child = spawn('bwrap', args, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      env: {},
+    });
+    const innerPid = await readChildPid(child);
+    return new ComputerSandbox(child, innerPid, options);
+  }
+
+  /** The sandbox's /tmp on the host. */
+  get tmp(): string {
+    return join(this.options.privateDir, 'tmp');
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null && !this.closing;
+  }
+
+  /** Runs `file args` inside the sandbox, in /workspace, as the sandbox's user. */
+  wrap(file: string, args: string[]): Invocation {
+    return {
+      file: 'nsenter',
+      args: [
+        '--target',
+        String(this.innerPid),
+        '--user',
+        '--mount',
+        '--pid',
+        '--ipc',
+        '--uts',
+        '--root',
+        '--wd',
+        '--setuid',
+        String(INSIDE_ID),
+        '--setgid',
+        String(INSIDE_ID),
+        '--',
+        file,
+        ...args,
+      ],
+    };
+  }
+
+  /**
+   * A host program (for Playwright, which starts browsers by path) that runs `file` in the sandbox
+   * with the arguments it is given, host paths into the workspace rewritten to /workspace (the
+   * browser's profile). It lives outside the sandbox's reach: only Benchtop may change it.
+   */
+  async launcher(name: string, file: string): Promise<string> {
+    const path = join(this.options.privateDir, name);
+    const { file: enter, args } = this.wrap(file, []);
+    const script = [
+      '#!/bin/sh',
+      `W=${shellQuote(this.options.workspace)}`,
+      'for a do',
+      '  shift',
+      '  case "$a" in *"$W"*) a="${a%%"$W"*}' + SANDBOX_WORKSPACE + '${a#*"$W"}" ;; esac',
+      '  set -- "$@" "$a"',
+      'done',
+      `exec ${[enter, ...args].map(shellQuote).join(' ')} "$@"`,
+      '',
+    ].join('\n');
+    await writeFile(path, script, { mode: 0o700 });
+    return path;
+  }
+
+  /**
+   * The host path of a folder given as the sandbox sees it (relative paths are inside
+   * /workspace), or undefined when it is outside what the computer may write to.
+   */
+  hostPath(path: string): string | undefined {
+    const inside = posix.resolve(SANDBOX_WORKSPACE, path);
+    for (const [mount, host] of [
+      [SANDBOX_WORKSPACE, this.options.workspace],
+      ['/tmp', this.tmp],
+    ] as const) {
+      if (inside === mount) return host;
+      if (inside.startsWith(`${mount}/`)) return join(host, inside.slice(mount.length + 1));
+    }
+    return undefined;
+  }
+
+  /** Called once if the sandbox ends on its own (its last process was killed from inside). */
+  onExit(listener: () => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  /** Ends every process of the sandbox and removes its /tmp. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      try {
+        process.kill(-this.child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await exited;
+    }
+    await rm(this.options.privateDir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** The environment every sandboxed program starts from: nothing of Benchtop's own. */
+export function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: SANDBOX_WORKSPACE,
+    TMPDIR: '/tmp',
+    LANG: 'C.UTF-8',
+    ...extra,
+  };
+}
+
+function readChildPid(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let info = '';
+    let stderr = '';
+    let settled = false;
+    const fail = (message: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      reject(unavailable(`the computer's sandbox could not start: ${message}`));
+    };
+    const timer = setTimeout(() => fail('bwrap did not answer in time'), START_TIMEOUT_MS);
+    child.once('error', (error) => fail(error.message));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let ready = false;
+    const check = () => {
+      const match = /"child-pid":\s*(\d+)/.exec(info);
+      if (!match || !ready || settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(Number(match[1]));
+    };
+    child.stdio[3]!.on('data', (chunk: Buffer) => {
+      info += chunk.toString();
+      check();
+    });
+    child.stdout!.on('data', (chunk: Buffer) => {
+      ready ||= chunk.toString().includes('ready');
+      check();
+    });
+    child.once('exit', (code) => fail(stderr.trim() || `bwrap exited with code ${code}`));
+  });
+}
+
+function run(file: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: START_TIMEOUT_MS, env: {} }, (error, stdout, stderr) => {
+      if (error) reject(Object.assign(new Error(error.message), { stderr }));
+      else resolve(stdout + stderr);
+    });
+  });
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
