@@ -335,6 +335,26 @@ describe("the owner's computers", () => {
     await server.request('DELETE', `/computers/${computer}`);
   });
 
+  it("lose a running desktop's terminal when exec is switched off", async () => {
+    const desktop = await create(server.key, { kind: 'desktop' });
+    const workspace = server.core.computers.get('local', desktop).init.workspace;
+    const typeLine = async (line: string) => {
+      await server.request('POST', `/computers/${desktop}/click`, { x: 200, y: 150 });
+      await server.request('POST', `/computers/${desktop}/type`, { text: line });
+    };
+    await typeLine('touch before\n');
+    await eventually(() => existsSync(join(workspace, 'before')));
+    await server.request('PATCH', '/settings', { exec: { enabled: false } });
+    try {
+      await typeLine('touch after\n');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(existsSync(join(workspace, 'after'))).toBe(false);
+    } finally {
+      await server.request('PATCH', '/settings', { exec: { enabled: null } });
+    }
+    await server.request('DELETE', `/computers/${desktop}`);
+  });
+
   it('get a desktop without a terminal when exec is off', async () => {
     await server.request('PATCH', '/settings', { exec: { enabled: false } });
     try {

@@ -102,6 +102,7 @@ export async function createCore(options: CoreOptions) {
     current: settings,
     dataDir,
     overrides: options.overrides,
+    onApplied: () => computers.settingsChanged(),
   });
   const blockFiles = new IpBlockFiles(dataDir, guards.failures);
   browsers.prewarm();

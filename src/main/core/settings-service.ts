@@ -28,6 +28,8 @@ export type SettingsServiceOptions = {
   dataDir: string;
   /** BENCHTOP_CONFIG, BENCHTOP_* variables and flags merged: they stay above config.json. */
   overrides?: Values;
+  /** Told after a change was applied, for what holds on to a setting (a desktop's terminal). */
+  onApplied?: () => void;
 };
 
 /** The settings screen's view of config.json: read masked, patch, store, apply what can be. */
@@ -37,9 +39,11 @@ export class SettingsService {
   private readonly overrides: Values;
   private readonly storedAtStart: Values;
   private stored: Values;
+  private readonly onApplied: () => void;
 
   constructor(options: SettingsServiceOptions) {
     this.current = options.current;
+    this.onApplied = options.onApplied ?? (() => {});
     this.dataDir = options.dataDir;
     this.overrides = options.overrides ?? {};
     this.stored = readStoredSettings(this.dataDir);
@@ -70,6 +74,7 @@ export class SettingsService {
     writeStoredSettings(this.dataDir, next);
     this.stored = next;
     this.apply(effective);
+    this.onApplied();
     return this.get();
   }
 

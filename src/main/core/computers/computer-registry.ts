@@ -149,6 +149,18 @@ export class ComputerRegistry {
     }
   }
 
+  /**
+   * After a settings change: a desktop whose organization may no longer run commands loses its
+   * terminal, so nothing typed into it runs anything. (Switched back on, desktops started from
+   * then on get one.)
+   */
+  settingsChanged(): void {
+    for (const session of this.sessions.values()) {
+      if (session.status === 'running' && !this.deps.policy.mayExec(session.org))
+        session.operator.endTerminal?.();
+    }
+  }
+
   /** Host mode: off unless the settings allow it, and one computer at a time. */
   private claimHostDisplay(id: string, kind: 'browser' | 'desktop'): void {
     if (kind !== 'desktop') {

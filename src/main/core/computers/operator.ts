@@ -35,6 +35,8 @@ export interface Operator {
   ): Promise<() => Promise<void>>;
   /** The main tab's id for results that do not name one (undefined on a desktop's screen). */
   mainTabId(): string | undefined;
+  /** Ends a desktop's terminal (commands were switched off for its organization). */
+  endTerminal?(): void;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PageContext } from '../../../../shared/actions.js';
@@ -53,6 +53,8 @@ export type DesktopOptions = DesktopBrowserSetup & {
   workspace: string;
   /** Its sandbox: the desktop's browser runs in it, and it ends with the desktop. */
   sandbox?: ComputerSandbox;
+  /** Its terminal, where its organization may run commands. */
+  terminal?: ChildProcess;
   /** Host mode off X11 (macOS, Windows): no xdotool, nut-js types. */
   typeWithNut?: boolean;
 };
@@ -278,6 +280,17 @@ export class DesktopOperator implements Operator {
   /** Undefined: actions other than the browser's (a click, a wait) act on the whole screen. */
   mainTabId(): undefined {
     return undefined;
+  }
+
+  endTerminal(): void {
+    const pid = this.options.terminal?.pid;
+    if (pid === undefined) return;
+    try {
+      // Its shell runs in a session of its own; it ends when the terminal's pty closes.
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   }
 
   /** Set once close() starts, so the processes it ends are not taken for a crash. */

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,8 +52,9 @@ export async function startDesktop(options: DesktopStart): Promise<{
       ['--sm-disable', '--config-file', sandbox ? '/tmp/openbox-rc.xml' : config],
       { sandbox },
     );
+    let terminal: ChildProcess | undefined;
     if (options.terminal) {
-      display.launch('xterm', ['-u8', '-geometry', '100x30+20+20'], {
+      terminal = display.launch('xterm', ['-u8', '-geometry', '100x30+20+20'], {
         cwd: options.workspace,
         // dash keeps keystrokes typed before it starts; bash's readline discards them.
         env: { LC_ALL: 'C.UTF-8', SHELL: '/bin/sh' },
@@ -69,6 +70,7 @@ export async function startDesktop(options: DesktopStart): Promise<{
       worker,
       workspace: options.workspace,
       sandbox,
+      terminal,
       browser,
       maxTabs,
       report,
