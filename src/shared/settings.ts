@@ -68,11 +68,16 @@ const OrganizationSettings = z.strictObject(
   {
     exec: z.boolean().default(false),
     desktops: z.boolean().default(false),
+    /**
+     * Its sandboxes share the machine's network (the internet, and services on loopback); false
+     * gives them a network namespace of their own with nothing in it.
+     */
+    network: z.boolean().default(true),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown setting ${issue.keys.join(', ')} of an organization; an organization has exec, desktops`
+        ? `unknown setting ${issue.keys.join(', ')} of an organization; an organization has exec, desktops, network`
         : undefined,
   },
 );
@@ -91,7 +96,7 @@ const OrganizationsSettings = z
   .record(z.string(), OrganizationSettings)
   .superRefine(notTheOwner)
   .describe(
-    'Per organization other than the owner: `exec` allows shell commands (exec, exec/sync, debug, and a desktop terminal), `desktops` allows desktop computers. Both run in a sandbox.',
+    'Per organization other than the owner: `exec` allows shell commands (exec, exec/sync, debug, and a desktop terminal), `desktops` allows desktop computers; both run in a sandbox, which shares the machine\'s network unless `network` is false.',
   );
 const LimitSettings = section('limits', {
   requests_per_second: z.number().positive().default(100),

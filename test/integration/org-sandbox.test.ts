@@ -193,6 +193,30 @@ describe("another organization's computers", () => {
   });
 });
 
+describe('an organization without network', () => {
+  it('reaches nothing, not even loopback, while its desktop still draws', async () => {
+    const port = new URL(server.url).port;
+    const connect = `node -e "require('net').connect(${port}, '127.0.0.1').on('connect', () => { console.log('connected'); process.exit(0) }).on('error', (e) => { console.log(e.code); process.exit(3) })"`;
+    await allow('acme', { exec: true, desktops: true });
+    const open = await create(acme);
+    expect((await sync(acme, open, { command: connect })).body.stdout).toBe('connected\n');
+    await allow('acme', { exec: true, desktops: true, network: false });
+    try {
+      const closed = await create(acme);
+      const refused = await sync(acme, closed, { command: connect });
+      expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ exit_code: 3 });
+      expect(refused.body.stdout).not.toContain('connected');
+      const desktop = await create(acme, { kind: 'desktop' });
+      const drawn = await sync(acme, desktop, { command: 'xdotool getmouselocation' });
+      expect(drawn.body).toMatchObject({ exit_code: 0 });
+      for (const id of [open, closed, desktop])
+        await server.request('DELETE', `/computers/${id}`, undefined, { key: acme });
+    } finally {
+      await allow('acme', null);
+    }
+  });
+});
+
 describe('organizations in settings', () => {
   it('are validated, owner-only, and removed by null', async () => {
     const owner = await server.request('PATCH', '/settings', {
@@ -214,7 +238,7 @@ describe('organizations in settings', () => {
     expect(byThem.status).toBe(403);
     await allow('acme', { exec: true });
     expect((await server.request('GET', '/settings')).body.settings.organizations).toEqual({
-      acme: { exec: true, desktops: false },
+      acme: { exec: true, desktops: false, network: true },
     });
     await allow('acme', null);
     expect((await server.request('GET', '/settings')).body.settings.organizations).toEqual({});

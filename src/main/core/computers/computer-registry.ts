@@ -104,6 +104,7 @@ export class ComputerRegistry {
           workspace,
           privateDir: policy.privateDir(id),
           sandboxed,
+          network: policy.network(org),
           terminal: policy.mayExec(org),
           browser,
           maxTabs,

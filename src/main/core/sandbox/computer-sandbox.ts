@@ -23,6 +23,8 @@ export type SandboxOptions = {
   xSocket?: string;
   /** A program outside /usr the sandbox runs (Chromium), made visible read-only. */
   program?: string;
+  /** Share the machine's network (default); false: a network namespace with nothing in it. */
+  network?: boolean;
 };
 
 /** The sandbox's user: never root, so a command has no capability even inside its namespaces. */
@@ -128,6 +130,7 @@ export class ComputerSandbox {
       SANDBOX_WORKSPACE,
       ...(options.xSocket ? ['--ro-bind', options.xSocket, options.xSocket] : []),
       ...programBinds(options.program),
+      ...(options.network === false ? ['--unshare-net'] : []),
       '--chdir',
       SANDBOX_WORKSPACE,
       '--info-fd',
@@ -170,6 +173,9 @@ export class ComputerSandbox {
         '--pid',
         '--ipc',
         '--uts',
+        // Joined only when it is the sandbox's own: the machine's belongs to the machine's user
+        // namespace, which an ordinary user may not enter.
+        ...(this.options.network === false ? ['--net'] : []),
         '--root',
         '--wd',
         '--setuid',

@@ -41,6 +41,11 @@ export class OrganizationPolicy {
     return join(this.privateRoot, computerId);
   }
 
+  /** Whether the organization's sandboxes share the machine's network (the owner's always do). */
+  network(org: string): boolean {
+    return org === OWNER_ORG || (this.settings.organizations[org]?.network ?? true);
+  }
+
   /** Throws exec_disabled when the organization may not run commands now. */
   checkExec(org: string): void {
     if (!this.settings.exec.enabled) {
@@ -129,6 +134,7 @@ export class OrganizationPolicy {
     const sandbox = await ComputerSandbox.start({
       workspace: computer.init.workspace,
       privateDir: this.privateDir(computer.id),
+      network: this.network(computer.org),
     });
     computer.sandbox = sandbox;
     const close = () => void sandbox.close();

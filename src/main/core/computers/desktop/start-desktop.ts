@@ -17,6 +17,8 @@ export type DesktopStart = DesktopBrowserSetup & {
   privateDir: string;
   /** Everything a person or an agent can reach on it runs in the computer's sandbox. */
   sandboxed: boolean;
+  /** Whether its sandbox shares the machine's network. */
+  network: boolean;
   /** Whether it gets a terminal: only where its organization may run shell commands. */
   terminal: boolean;
   /** Called once if the display or the worker dies on its own (not its browser: it restarts). */
@@ -43,6 +45,7 @@ export async function startDesktop(options: DesktopStart): Promise<{
         privateDir: options.privateDir,
         xSocket: display.socket,
         program: options.browser,
+        network: options.network,
       });
     }
     const config = join(options.privateDir, 'tmp', 'openbox-rc.xml');
