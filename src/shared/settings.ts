@@ -96,7 +96,7 @@ const OrganizationsSettings = z
   .record(z.string(), OrganizationSettings)
   .superRefine(notTheOwner)
   .describe(
-    'Per organization other than the owner: `exec` allows shell commands (exec, exec/sync, debug, and a desktop terminal), `desktops` allows desktop computers; both run in a sandbox, which shares the machine\'s network unless `network` is false.',
+    "Per organization other than the owner: `exec` allows shell commands (exec, exec/sync, debug, and a desktop terminal), `desktops` allows desktop computers; both run in a sandbox, which shares the machine's network unless `network` is false.",
   );
 const LimitSettings = section('limits', {
   requests_per_second: z.number().positive().default(100),

@@ -496,6 +496,45 @@ describe('settings that apply at once', () => {
     });
     await server.request('DELETE', `/computers/${computer}`);
   });
+
+  it('allows an organization shell commands, removes it, and sets the owner’s sandbox', async () => {
+    const settings = async () => (await server.request('GET', '/settings')).body.settings;
+    const page = await open('#/settings');
+    const section = page.getByRole('form', { name: 'Organizations', exact: true });
+    const name = section.getByLabel('Organization name');
+    const add = section.getByRole('button', { name: 'Add', exact: true });
+    await name.fill('local');
+    await section.getByText('local is you, the owner').waitFor();
+    expect(await add.isDisabled(), 'the owner is not an organization to add').toBe(true);
+
+    await name.fill('  acme ');
+    await add.click();
+    const row = section.locator('tr[data-organization="acme"]');
+    await row.getByLabel('Shell commands').check();
+    expect(await row.getByLabel('Desktops').isChecked()).toBe(false);
+    await section.getByRole('button', { name: 'Save organizations' }).click();
+    await section.getByText('Saved.').waitFor();
+    // Other per-organization settings (if any) keep their defaults.
+    expect((await settings()).organizations.acme).toMatchObject({ exec: true, desktops: false });
+    await row.getByText('not saved yet').waitFor({ state: 'detached' });
+    await section.scrollIntoViewIfNeeded();
+    await saveScreenshots(page, 'settings-organizations');
+
+    await row.getByRole('button', { name: 'Remove acme' }).click();
+    await row.waitFor({ state: 'detached' });
+    await section.getByRole('button', { name: 'Save organizations' }).click();
+    await eventually(async () => !('acme' in (await settings()).organizations));
+    await section.getByText('No organization is allowed more than browsers.').waitFor();
+
+    const sandboxOwner = page.getByLabel('Run my own commands and desktops in the sandbox too');
+    expect(await sandboxOwner.isChecked()).toBe(true);
+    await sandboxOwner.uncheck();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await eventually(async () => (await settings()).exec.sandbox_owner === false);
+    await sandboxOwner.check();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await eventually(async () => (await settings()).exec.sandbox_owner === true);
+  });
 });
 
 describe('a desktop computer', () => {

@@ -37,7 +37,10 @@ async function create(key: string, body: Record<string, unknown> = {}) {
   return response.body.id as string;
 }
 
-async function allow(org: string, what: { exec?: boolean; desktops?: boolean } | null) {
+async function allow(
+  org: string,
+  what: { exec?: boolean; desktops?: boolean; network?: boolean } | null,
+) {
   const patched = await server.request('PATCH', '/settings', { organizations: { [org]: what } });
   expect(patched.status, patched.text).toBe(200);
 }

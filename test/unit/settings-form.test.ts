@@ -5,7 +5,21 @@ import {
   modelsPatch,
   toRows,
 } from '../../src/renderer/src/settings/provider-rows.js';
-import { MASKED_SECRET as CONTRACT_MASK } from '../../src/shared/settings.js';
+import {
+  generalDraft,
+  generalPatch,
+  LIMITS,
+} from '../../src/renderer/src/settings/general-section.js';
+import {
+  organizationNameProblem,
+  organizationRows,
+  organizationsPatch,
+} from '../../src/renderer/src/settings/organizations-section.js';
+import {
+  MASKED_SECRET as CONTRACT_MASK,
+  Settings,
+  SettingsPatch,
+} from '../../src/shared/settings.js';
 
 const stored = {
   default: 'cloud',
@@ -61,5 +75,85 @@ describe('the models form sends only what changed', () => {
     expect(modelsPatch(stored, 'cloud', rows)).toEqual({
       models: { providers: { local: { timeout_ms: 90000 } } },
     });
+  });
+});
+
+describe('the general form sends only what changed', () => {
+  const settings = Settings.parse({ proxy: { advanced_proxy_url: 'http://u:***@proxy:8080' } });
+
+  it('sends nothing when nothing changed, so the masked proxy URL is never sent back', () => {
+    expect(generalPatch(settings, generalDraft(settings))).toEqual({});
+  });
+
+  it('shows byte limits in GiB and MiB and sends them back in whole bytes', () => {
+    const draft = generalDraft(settings);
+    expect(draft.limits.stored_bytes_per_org).toBe('1');
+    expect(draft.limits.max_input_bytes).toBe('8');
+    expect(draft.limits.image_bytes_per_request).toBe('64');
+    draft.limits.stored_bytes_per_org = '2.5';
+    draft.limits.max_input_bytes = '0.3';
+    expect(generalPatch(settings, draft)).toEqual({
+      limits: { stored_bytes_per_org: 2.5 * 1024 ** 3, max_input_bytes: 314573 },
+    });
+  });
+
+  it('does not send a byte limit that is only shown rounded', () => {
+    const odd = Settings.parse({ limits: { stored_bytes_per_org: 1_000_000_007 } });
+    const draft = generalDraft(odd);
+    expect(draft.limits.stored_bytes_per_org).toBe('0.931');
+    draft.limits.keys_per_org = '5';
+    expect(generalPatch(odd, draft)).toEqual({ limits: { keys_per_org: 5 } });
+  });
+
+  it('sends the owner’s sandbox next to exec, and every new limit by its setting name', () => {
+    const draft = generalDraft(settings);
+    draft.exec = false;
+    draft.sandboxOwner = false;
+    draft.limits.retention_days = '7';
+    draft.limits.images_per_request = '10';
+    draft.limits.requests_per_second = '2.5';
+    expect(generalPatch(settings, draft)).toEqual({
+      exec: { enabled: false, sandbox_owner: false },
+      limits: { retention_days: 7, images_per_request: 10, requests_per_second: 2.5 },
+    });
+    expect(SettingsPatch.safeParse(generalPatch(settings, draft)).success).toBe(true);
+  });
+
+  it('offers every limit of the schema', () => {
+    expect(LIMITS.map((field) => field.key).sort()).toEqual(Object.keys(settings.limits).sort());
+  });
+});
+
+describe('the organizations form sends only what changed', () => {
+  // Parsed, so the other per-organization settings have their defaults.
+  const stored = Settings.parse({
+    organizations: { acme: { exec: true, desktops: false }, globex: { desktops: true } },
+  }).organizations;
+
+  it('sends nothing when nothing changed', () => {
+    expect(organizationsPatch(stored, organizationRows(stored))).toBeUndefined();
+  });
+
+  it('sends a removed organization as null, a new one whole and a kept one’s change', () => {
+    const rows = organizationRows(stored)
+      .filter((row) => row.name !== 'globex')
+      .map((row) => ({ ...row, desktops: true, network: false }));
+    rows.push({ name: 'initech', exec: false, desktops: false, network: true });
+    const patch = organizationsPatch(stored, rows);
+    expect(patch).toEqual({
+      organizations: {
+        globex: null,
+        acme: { desktops: true, network: false },
+        initech: { exec: false, desktops: false, network: true },
+      },
+    });
+    expect(SettingsPatch.safeParse(patch).success).toBe(true);
+  });
+
+  it('refuses an empty name, the owner and a name already listed, and trims', () => {
+    expect(organizationNameProblem('   ', [])).toBeDefined();
+    expect(organizationNameProblem(' local ', [])).toMatch(/owner/);
+    expect(organizationNameProblem('acme ', ['acme'])).toMatch(/already listed/);
+    expect(organizationNameProblem(' initech ', ['acme'])).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { ErrorText, Spinner } from '../components/feedback.js';
 import { GeneralSection } from './general-section.js';
 import { KeysSection } from './keys-section.js';
 import { ModelsSection } from './models-section.js';
+import { OrganizationsSection } from './organizations-section.js';
 
 /** Saves one section's patch and reports what it changed; a failure is thrown to the section. */
 export type SaveSettings = (patch: SettingsPatch) => Promise<void>;
@@ -37,6 +38,7 @@ export function SettingsScreen() {
       {answer && <SettingsNotes answer={answer} />}
       {answer && <ModelsSection settings={answer.settings} onSave={save} />}
       {answer && <GeneralSection settings={answer.settings} onSave={save} />}
+      {answer && <OrganizationsSection settings={answer.settings} onSave={save} />}
     </section>
   );
 }
