@@ -187,9 +187,13 @@ describe("another organization's computers", () => {
       // A program left running by one command is still there for the next.
       const later = await sync(acme, computer, { command: 'ps -eo args | grep -c "^sleep 300"' });
       expect(later.body.stdout.trim()).toBe('2');
-      expect(processesWith('300.20')).toHaveLength(2);
+      await eventually(
+        () =>
+          processesWith('sleep 300.201').length > 0 && processesWith('sleep 300.202').length > 0,
+        10_000,
+      );
       await server.request('DELETE', `/computers/${computer}`, undefined, { key: acme });
-      await eventually(() => processesWith('300.20').length === 0);
+      await eventually(() => processesWith('300.20').length === 0, 10_000);
     } finally {
       await allow('acme', null);
     }
