@@ -108,26 +108,21 @@ export class ShellService {
       });
     };
     const own = { ...session.init.env, ...body.env };
-    const spec = inSandbox
-      ? {
-          program: inSandbox.sandbox.wrap('/bin/sh', [
+    const spec = {
+      program: inSandbox
+        ? inSandbox.sandbox.wrap('/bin/sh', [
             '-c',
             // The sandbox's own paths: the command starts in its cwd as the sandbox sees it.
             'cd -- "$1" && exec /bin/sh -c "$2"',
             'sh',
             inSandbox.inside,
             body.command,
-          ]),
-          cwd,
-          env: sandboxEnv(own),
-          timeoutSeconds: body.timeout_seconds,
-        }
-      : {
-          program: { file: '/bin/sh', args: ['-c', body.command] },
-          cwd,
-          env: { ...this.deps.hostEnv(), ...own },
-          timeoutSeconds: body.timeout_seconds,
-        };
+          ])
+        : { file: '/bin/sh', args: ['-c', body.command] },
+      cwd,
+      env: inSandbox ? sandboxEnv(own) : { ...this.deps.hostEnv(), ...own },
+      timeoutSeconds: body.timeout_seconds,
+    };
     const command = await startCommand(spec, onOutput, run.killSignal);
     run.attach(command);
     this.endWithComputer(session, command.pid, run);
