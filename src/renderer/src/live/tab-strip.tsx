@@ -18,11 +18,17 @@ export function TabStrip({ computerId, version, beforeAction }: Props) {
   const api = useApi();
   const [tabs, setTabs] = useState<Tab[]>();
   const [error, setError] = useState<string>();
+  // Reloads overlap (a navigation event, then the end of the navigate that caused it): only the
+  // newest one's answer is shown, so an older listing that arrives late, taken before the page
+  // had its title, cannot overwrite a newer one.
+  const newest = useRef(0);
   const reload = useCallback(async () => {
+    const call = ++newest.current;
     try {
-      setTabs(await listTabs(api, computerId));
+      const listed = await listTabs(api, computerId);
+      if (call === newest.current) setTabs(listed);
     } catch (failure) {
-      setError(errorText(failure));
+      if (call === newest.current) setError(errorText(failure));
     }
   }, [api, computerId]);
   useEffect(() => void reload(), [reload, version]);
