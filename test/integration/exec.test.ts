@@ -177,6 +177,16 @@ describe('POST /computers/{id}/exec/sync', () => {
     }
   });
 
+  it('a command whose computer ends while it is being started answers as killed', async () => {
+    // A new computer's first command starts its sandbox first: the computer ends meanwhile.
+    const other = await createComputer();
+    const running = sync({ command: 'sleep 300' }, undefined, other);
+    await server.request('DELETE', `/computers/${other}`);
+    const response = await running;
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toMatchObject({ exit_code: -1 });
+  });
+
   it('ending the computer kills its running command', async () => {
     const other = await createComputer();
     const running = sync({ command: 'sleep 300' }, undefined, other);

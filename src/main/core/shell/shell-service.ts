@@ -16,6 +16,7 @@ import {
   killProcessGroup,
   resolveCwd,
   startCommand,
+  type CommandSpec,
   type StreamName,
 } from './exec-runner.js';
 import { commandKey, RecentCommands } from './recent-commands.js';
@@ -87,11 +88,6 @@ export class ShellService {
     body: CommandBody,
     options: StartOptions,
   ): Promise<CommandRun> {
-    const sandbox = await this.deps.policy.sandboxOf(session);
-    const inSandbox = sandbox && (await sandboxCwd(sandbox, body.cwd, options.cwdParam));
-    const cwd = inSandbox
-      ? inSandbox.cwd
-      : await resolveCwd(session.init.workspace, body.cwd, options.cwdParam);
     const run = new CommandRun({
       maxOutputLength: body.max_output_length ?? DEFAULT_MAX_OUTPUT_LENGTH,
       replayLimit: kind === 'exec' ? REPLAY_LIMIT_CHARS : 0,
@@ -107,22 +103,19 @@ export class ShellService {
         is_stderr: stream === 'stderr',
       });
     };
-    const own = { ...session.init.env, ...body.env };
-    const spec = {
-      program: inSandbox
-        ? inSandbox.sandbox.wrap('/bin/sh', [
-            '-c',
-            // The sandbox's own paths: the command starts in its cwd as the sandbox sees it.
-            'cd -- "$1" && exec /bin/sh -c "$2"',
-            'sh',
-            inSandbox.inside,
-            body.command,
-          ])
-        : { file: '/bin/sh', args: ['-c', body.command] },
-      cwd,
-      env: inSandbox ? sandboxEnv(own) : { ...this.deps.hostEnv(), ...own },
-      timeoutSeconds: body.timeout_seconds,
-    };
+    let spec: CommandSpec | undefined;
+    try {
+      spec = await this.commandSpec(session, body, options);
+    } catch (error) {
+      if (!session.ended.signal.aborted) throw error;
+    }
+    if (!spec || session.ended.signal.aborted) {
+      // The computer ended while the command was being prepared (its sandbox starting): it
+      // answers as a command killed with its computer, having never run.
+      const outcome = run.finish({ exitCode: -1, timedOut: false });
+      if (kind !== 'debug') this.publishEnd(session, options.requestId, outcome);
+      return run;
+    }
     const command = await startCommand(spec, onOutput, run.killSignal);
     run.attach(command);
     this.endWithComputer(session, command.pid, run);
@@ -140,6 +133,35 @@ export class ShellService {
       session.touch();
     });
     return run;
+  }
+
+  /** Where and how the command runs: in the computer's sandbox, or on the host for the owner. */
+  private async commandSpec(
+    session: ComputerSession,
+    body: CommandBody,
+    options: StartOptions,
+  ): Promise<CommandSpec> {
+    const sandbox = await this.deps.policy.sandboxOf(session);
+    const inSandbox = sandbox && (await sandboxCwd(sandbox, body.cwd, options.cwdParam));
+    const cwd = inSandbox
+      ? inSandbox.cwd
+      : await resolveCwd(session.init.workspace, body.cwd, options.cwdParam);
+    const own = { ...session.init.env, ...body.env };
+    return {
+      program: inSandbox
+        ? inSandbox.sandbox.wrap('/bin/sh', [
+            '-c',
+            // The sandbox's own paths: the command starts in its cwd as the sandbox sees it.
+            'cd -- "$1" && exec /bin/sh -c "$2"',
+            'sh',
+            inSandbox.inside,
+            body.command,
+          ])
+        : { file: '/bin/sh', args: ['-c', body.command] },
+      cwd,
+      env: inSandbox ? sandboxEnv(own) : { ...this.deps.hostEnv(), ...own },
+      timeoutSeconds: body.timeout_seconds,
+    };
   }
 
   /**
@@ -207,7 +229,7 @@ async function sandboxCwd(
   const info = within ? await stat(real).catch(() => undefined) : undefined;
   if (!info?.isDirectory()) {
     throw invalidRequest(
-      `cwd ${cwd} is not a directory of this computer (its files are under /workspace and /tmp)`,
+      `cwd ${cwd ?? SANDBOX_WORKSPACE} is not a directory of this computer (its files are under /workspace and /tmp)`,
       param,
     );
   }
