@@ -1,7 +1,6 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import type { Settings, SettingsPatch } from '../../../shared/settings.js';
-import { errorText } from '../api/client.js';
-import { ErrorText, Spinner } from '../components/feedback.js';
+import { SaveBar, useSave } from './save-bar.js';
 import type { SaveSettings } from './settings-screen.js';
 
 type Limits = Settings['limits'];
@@ -88,28 +87,14 @@ export function generalPatch(settings: Settings, draft: GeneralDraft): SettingsP
 /** Shell commands, the sandbox, the host desktop, the proxy and the limits. */
 export function GeneralSection({ settings, onSave }: { settings: Settings; onSave: SaveSettings }) {
   const [draft, setDraft] = useState(() => generalDraft(settings));
-  const [status, setStatus] = useState<{ busy?: boolean; error?: string; saved?: boolean }>({});
   const storedDraft = JSON.stringify(generalDraft(settings));
   useEffect(() => setDraft(generalDraft(settings)), [storedDraft]);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setStatus({ busy: true });
-    try {
-      await onSave(generalPatch(settings, draft));
-      setStatus({ saved: true });
-    } catch (failure) {
-      setStatus({ error: errorText(failure) });
-    }
-  };
+  const { status, onSubmit } = useSave(onSave, () => generalPatch(settings, draft));
   const setLimit = (key: string, value: string) =>
     setDraft({ ...draft, limits: { ...draft.limits, [key]: value } });
 
   return (
-    <form
-      className="panel"
-      aria-labelledby="general-title"
-      onSubmit={(event) => void submit(event)}
-    >
+    <form className="panel" aria-labelledby="general-title" onSubmit={onSubmit}>
       <h2 id="general-title">Computers and limits</h2>
       <label className="checkbox">
         <input
@@ -159,13 +144,7 @@ export function GeneralSection({ settings, onSave }: { settings: Settings; onSav
           </label>
         ))}
       </div>
-      <div className="form-actions">
-        <button type="submit" disabled={status.busy}>
-          Save {status.busy && <Spinner label="saving" />}
-        </button>
-        {status.saved && <span role="status">Saved.</span>}
-      </div>
-      <ErrorText message={status.error} />
+      <SaveBar label="Save" status={status} />
     </form>
   );
 }

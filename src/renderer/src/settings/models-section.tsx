@@ -1,16 +1,14 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import type { ProviderKind, Settings } from '../../../shared/settings.js';
-import { errorText } from '../api/client.js';
-import { ErrorText, Spinner } from '../components/feedback.js';
 import { ProviderFields } from './provider-fields.js';
 import { emptyRow, KINDS, modelsPatch, toRows, type ProviderRow } from './provider-rows.js';
+import { SaveBar, useSave } from './save-bar.js';
 import type { SaveSettings } from './settings-screen.js';
 
 /** Model names and the providers behind them, with their keys; the default model. */
 export function ModelsSection({ settings, onSave }: { settings: Settings; onSave: SaveSettings }) {
   const [rows, setRows] = useState(() => toRows(settings.models.providers));
   const [defaultModel, setDefaultModel] = useState(settings.models.default);
-  const [status, setStatus] = useState<{ busy?: boolean; error?: string; saved?: boolean }>({});
   // After a save the form shows what is stored now (a typed key becomes the mask).
   const stored = JSON.stringify(settings.models);
   useEffect(() => {
@@ -20,21 +18,12 @@ export function ModelsSection({ settings, onSave }: { settings: Settings; onSave
 
   const update = (index: number, row: ProviderRow) =>
     setRows((previous) => previous.map((old, n) => (n === index ? row : old)));
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const patch = modelsPatch(settings.models, defaultModel, rows);
-    if (!patch) return setStatus({ saved: true });
-    setStatus({ busy: true });
-    try {
-      await onSave(patch);
-      setStatus({ saved: true });
-    } catch (failure) {
-      setStatus({ error: errorText(failure) });
-    }
-  };
+  const { status, onSubmit } = useSave(onSave, () =>
+    modelsPatch(settings.models, defaultModel, rows),
+  );
 
   return (
-    <form className="panel" aria-labelledby="models-title" onSubmit={(event) => void submit(event)}>
+    <form className="panel" aria-labelledby="models-title" onSubmit={onSubmit}>
       <h2 id="models-title">Models and providers</h2>
       <label>
         Default model
@@ -58,13 +47,7 @@ export function ModelsSection({ settings, onSave }: { settings: Settings; onSave
         taken={rows.map((row) => row.name)}
         onAdd={(row) => setRows((previous) => [...previous, row])}
       />
-      <div className="form-actions">
-        <button type="submit" disabled={status.busy}>
-          Save models {status.busy && <Spinner label="saving" />}
-        </button>
-        {status.saved && <span role="status">Saved.</span>}
-      </div>
-      <ErrorText message={status.error} />
+      <SaveBar label="Save models" status={status} />
     </form>
   );
 }

@@ -1,7 +1,6 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import type { Settings, SettingsPatch } from '../../../shared/settings.js';
-import { errorText } from '../api/client.js';
-import { ErrorText, Spinner } from '../components/feedback.js';
+import { SaveBar, useSave } from './save-bar.js';
 import type { SaveSettings } from './settings-screen.js';
 
 /** The owner's organization: exec.* governs it, and organizations.local is refused. */
@@ -57,32 +56,18 @@ export function OrganizationsSection({
   onSave: SaveSettings;
 }) {
   const [rows, setRows] = useState(() => organizationRows(settings.organizations));
-  const [status, setStatus] = useState<{ busy?: boolean; error?: string; saved?: boolean }>({});
   // After a save the list shows what is stored now.
   const stored = JSON.stringify(settings.organizations);
   useEffect(() => setRows(organizationRows(settings.organizations)), [stored]);
 
   const update = (name: string, change: Partial<OrganizationRow>) =>
     setRows((previous) => previous.map((row) => (row.name === name ? { ...row, ...change } : row)));
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const patch = organizationsPatch(settings.organizations, rows);
-    if (!patch) return setStatus({ saved: true });
-    setStatus({ busy: true });
-    try {
-      await onSave(patch);
-      setStatus({ saved: true });
-    } catch (failure) {
-      setStatus({ error: errorText(failure) });
-    }
-  };
+  const { status, onSubmit } = useSave(onSave, () =>
+    organizationsPatch(settings.organizations, rows),
+  );
 
   return (
-    <form
-      className="panel"
-      aria-labelledby="organizations-title"
-      onSubmit={(event) => void submit(event)}
-    >
+    <form className="panel" aria-labelledby="organizations-title" onSubmit={onSubmit}>
       <h2 id="organizations-title">Organizations</h2>
       <p className="muted">
         Keys of other organizations always get browsers; shell commands and desktops only when
@@ -168,13 +153,7 @@ export function OrganizationsSection({
           ])
         }
       />
-      <div className="form-actions">
-        <button type="submit" disabled={status.busy}>
-          Save organizations {status.busy && <Spinner label="saving" />}
-        </button>
-        {status.saved && <span role="status">Saved.</span>}
-      </div>
-      <ErrorText message={status.error} />
+      <SaveBar label="Save organizations" status={status} />
     </form>
   );
 }

@@ -1,0 +1,43 @@
+import { useState, type FormEvent } from 'react';
+import type { SettingsPatch } from '../../../shared/settings.js';
+import { errorText } from '../api/client.js';
+import { ErrorText, Spinner } from '../components/feedback.js';
+import type { SaveSettings } from './settings-screen.js';
+
+type SaveStatus = { busy?: boolean; error?: string; saved?: boolean };
+
+/**
+ * A settings section's saving: the form's submit handler and what it shows. `patchOf` gives what
+ * changed; undefined when nothing did (then nothing is sent and the section reads "Saved.").
+ */
+export function useSave(onSave: SaveSettings, patchOf: () => SettingsPatch | undefined) {
+  const [status, setStatus] = useState<SaveStatus>({});
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const patch = patchOf();
+    if (!patch) return setStatus({ saved: true });
+    setStatus({ busy: true });
+    try {
+      await onSave(patch);
+      setStatus({ saved: true });
+    } catch (failure) {
+      setStatus({ error: errorText(failure) });
+    }
+  };
+  return { status, onSubmit: (event: FormEvent) => void submit(event) };
+}
+
+/** A section's save button, its spinner while saving, "Saved." after, or the server's error. */
+export function SaveBar({ label, status }: { label: string; status: SaveStatus }) {
+  return (
+    <>
+      <div className="form-actions">
+        <button type="submit" disabled={status.busy}>
+          {label} {status.busy && <Spinner label="saving" />}
+        </button>
+        {status.saved && <span role="status">Saved.</span>}
+      </div>
+      <ErrorText message={status.error} />
+    </>
+  );
+}
