@@ -152,7 +152,7 @@ export class TaskService {
       try {
         return this.deps.computers.getRunning(org, body.computer_id);
       } catch (error) {
-        throw error instanceof BenchtopError ? error.withParam('computer_id') : error;
+        throw error instanceof BenchtopError ? error.renamed(() => ['computer_id']) : error;
       }
     }
     const display =

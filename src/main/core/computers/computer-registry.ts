@@ -266,8 +266,7 @@ export class ComputerRegistry {
       throw new BenchtopError(
         'concurrency_limit',
         `organization ${org} already has ${running + pending} ${kind} computers (limit ${limit}); delete one first`,
-        undefined,
-        1,
+        { retryAfterSeconds: 1 },
       );
     }
     this.creating.set(slot, pending + 1);

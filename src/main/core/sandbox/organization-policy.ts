@@ -79,14 +79,14 @@ export class OrganizationPolicy {
       throw new BenchtopError(
         'forbidden',
         "only the owner's organization (local) may drive this machine's real screen",
-        'host_display',
+        { path: 'host_display' },
       );
     }
     if (!this.settings.organizations[org]?.desktops) {
       throw new BenchtopError(
         'forbidden',
         `organization ${org} may not create desktop computers; the owner can allow it with organizations.${org}.desktops in settings`,
-        'kind',
+        { path: 'kind' },
       );
     }
   }

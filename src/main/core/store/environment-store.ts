@@ -213,7 +213,7 @@ export class EnvironmentStore {
     return new BenchtopError(
       param === 'environment_id' ? 'invalid_request' : 'internal',
       `saved environment ${id} is unreadable (${file} is not valid JSON); delete it with DELETE /environments/${id}`,
-      param,
+      { path: param },
     );
   }
 }

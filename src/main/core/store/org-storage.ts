@@ -65,7 +65,7 @@ export class OrgStorage {
       throw new BenchtopError(
         'payload_too_large',
         `this ${what} would store ${size(bytes)}, more than limits.max_input_bytes (${size(max)}) allows for one request; send images as URLs rather than data: URLs, or have the machine's owner raise limits.max_input_bytes`,
-        param,
+        { path: param },
       );
     }
     const used = this.used(org);
@@ -73,7 +73,7 @@ export class OrgStorage {
       throw new BenchtopError(
         'quota_exceeded',
         `organization "${org}" stores ${size(used)} of responses and tasks, and this ${what} (${size(bytes)}) would take it over limits.stored_bytes_per_org (${size(quota)}); delete responses it no longer needs with DELETE /v1/responses/{id}, or have the machine's owner raise limits.stored_bytes_per_org or lower limits.retention_days`,
-        param,
+        { path: param },
       );
     }
   }

@@ -35,7 +35,7 @@ export function actionRoutes(routes: Routes, core: Core): void {
           return await core.actions.run(session, { ...normalizeAction(action), retried });
         } catch (error) {
           throw error instanceof BenchtopError && error.param
-            ? error.withParam(toParam(error.param))
+            ? error.renamed((path) => toParam(path.join('.')).split('.'))
             : error;
         }
       },

@@ -24,8 +24,7 @@ export function keyRoutes(routes: Routes, core: Core): void {
       throw new BenchtopError(
         'rate_limited',
         `organization "${org}" created ${recent.length} keys within the last minute, the most limits.key_creations_per_minute allows; try again in ${Math.ceil(seconds)} s`,
-        undefined,
-        seconds,
+        { retryAfterSeconds: seconds },
       );
     }
     const live = core.keys.liveCount(org);
