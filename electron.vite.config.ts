@@ -7,7 +7,9 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: 'src/main/index.ts',
+          // `npx benchtop` (bin/benchtop.js) and `npm start`/`npm run serve` (bin/start.js).
           cli: 'src/main/cli.ts',
+          launcher: 'src/main/launcher/start.ts',
           // Forked per desktop computer (nut-js binds to one X display per process).
           'desktop-worker': 'src/main/core/computers/desktop/desktop-worker.ts',
         },

@@ -8,7 +8,7 @@ import { LIFT_FILE, readBlocks, writeAtomically } from './core/guards/ip-block-f
 import { KeyStore } from './core/store/key-store.js';
 import { preparePrivateDataDir } from './core/store/private-files.js';
 import { readStoredSettings } from './core/store/settings-store.js';
-import { startBenchtop } from './start-benchtop.js';
+import { builtAppPaths, startBenchtop } from './start-benchtop.js';
 import { sandboxSupport } from './core/sandbox/computer-sandbox.js';
 
 const USAGE = `usage:
@@ -28,6 +28,8 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
   // The /ui/ link carries a key of this process only (not stored; gone when Benchtop stops).
   const uiKey = `sk_${randomBytes(24).toString('base64url')}`;
   const benchtop = await startBenchtop({
+    // This file is out/main/cli.js: the built app's files are found from here, once.
+    paths: builtAppPaths(import.meta.dirname),
     flags: Object.keys(server).length ? { server } : undefined,
     windowKey: uiKey,
   });

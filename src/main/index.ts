@@ -14,7 +14,7 @@ import {
 } from 'electron';
 import Store from 'electron-store';
 import { defaultDataDir } from './core/config.js';
-import { startBenchtop, type Benchtop } from './start-benchtop.js';
+import { builtAppPaths, startBenchtop, type Benchtop } from './start-benchtop.js';
 import { navigationGuard } from './window/navigation-guard.js';
 import { closeOnQuit } from './window/quit-handling.js';
 import { trayMenuTemplate } from './window/tray-menu.js';
@@ -101,6 +101,7 @@ function createTray(benchtop: Benchtop, preferences: WindowPreferences): void {
 function main(): void {
   // The settings and keys `benchtop serve` uses (BENCHTOP_DATA_DIR or the platform's folder).
   const starting = startBenchtop({
+    paths: builtAppPaths(import.meta.dirname),
     dataDir: defaultDataDir(),
     windowKey,
     flags: devServerFlags(devUrl),

@@ -1,10 +1,29 @@
+import { join } from 'node:path';
 import { defaultDataDir, resolveSettings, settingOverrides } from './core/config.js';
+import type { WorkerEntry } from './core/computers/desktop/worker-client.js';
 import { createCore, type Core } from './core/create-core.js';
+import { beginRun } from './core/runtime/orphan-sweep.js';
 import { preparePrivateDataDir } from './core/store/private-files.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 import { startServer, type RunningServer } from './server/start-server.js';
 
+/** Where the app's own files are: its built window UI and the desktop worker's module. */
+export type AppPaths = { uiDir: string; workerEntry: WorkerEntry };
+
+/**
+ * The paths of the built app, from the folder of its entry scripts (out/main, which holds
+ * cli.js, index.js and desktop-worker.js; the UI is built to out/renderer).
+ */
+export function builtAppPaths(mainDir: string): AppPaths {
+  return {
+    uiDir: join(mainDir, '..', 'renderer'),
+    workerEntry: { path: join(mainDir, 'desktop-worker.js') },
+  };
+}
+
 export type StartOptions = {
+  /** Resolved once by the root that starts Benchtop (see builtAppPaths). */
+  paths: AppPaths;
   dataDir?: string;
   /** Command-line flags, shaped like the settings file. */
   flags?: Record<string, unknown>;
@@ -22,8 +41,11 @@ export type Benchtop = {
   close(): Promise<void>;
 };
 
-/** The composition both roots share: settings → core → server. Throws ConfigError on bad settings. */
-export async function startBenchtop(options: StartOptions = {}): Promise<Benchtop> {
+/**
+ * The composition both roots share: settings → core → server. Throws ConfigError on bad
+ * settings. What a run on the same data dir left running when it was killed is ended first.
+ */
+export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
   const env = options.env ?? process.env;
   const dataDir = options.dataDir ?? defaultDataDir(env);
   preparePrivateDataDir(dataDir);
@@ -32,21 +54,34 @@ export async function startBenchtop(options: StartOptions = {}): Promise<Benchto
     env,
     flags: options.flags,
   });
-  const core = await createCore({
-    settings,
-    dataDir,
-    trustedKey: env.BENCHTOP_API_KEY,
-    watchKeys: true,
-    overrides: settingOverrides({ env, flags: options.flags }),
-  });
+  const run = await beginRun(dataDir);
+  if (run.orphansEnded > 0) {
+    const log = options.log ?? console.log;
+    log(`ended ${run.orphansEnded} processes that a killed earlier run on this data dir left`);
+  }
+  let core: Core;
+  try {
+    core = await createCore({
+      settings,
+      dataDir,
+      trustedKey: env.BENCHTOP_API_KEY,
+      watchKeys: true,
+      overrides: settingOverrides({ env, flags: options.flags }),
+      workerEntry: options.paths.workerEntry,
+    });
+  } catch (error) {
+    run.end();
+    throw error;
+  }
   if (options.windowKey) core.keys.trustKey(options.windowKey, 'local');
   const firstKey =
     !env.BENCHTOP_API_KEY && !core.keys.hasStoredKeys() ? core.keys.create('local').key : undefined;
   let server: RunningServer;
   try {
-    server = await startServer(core, { log: options.log });
+    server = await startServer(core, { log: options.log, uiDir: options.paths.uiDir });
   } catch (error) {
     await core.close();
+    run.end();
     throw error;
   }
   return {
@@ -56,6 +91,7 @@ export async function startBenchtop(options: StartOptions = {}): Promise<Benchto
     async close() {
       await server.close();
       await core.close();
+      run.end();
     },
   };
 }

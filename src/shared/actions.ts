@@ -132,16 +132,41 @@ function refine<S extends z.ZodObject>(type: ActionType, schema: S): S {
   return schema;
 }
 
-function buildActionSchema<T extends ActionType>(type: T) {
-  return refine(type, z.object({ ...common, ...actionFields[type], type: z.literal(type) }));
+/** The fields of an action type's body: its own, then the common ones it does not redefine. */
+type BodyShape<T extends ActionType> = Omit<typeof common, keyof (typeof actionFields)[T]> &
+  (typeof actionFields)[T];
+type ActionShape<T extends ActionType> = BodyShape<T> & { type: z.ZodLiteral<T> };
+
+function bodySchema<T extends ActionType>(type: T): z.ZodObject<BodyShape<T>, z.core.$strip> {
+  return refine(type, z.object({ ...common, ...actionFields[type] })) as unknown as z.ZodObject<
+    BodyShape<T>,
+    z.core.$strip
+  >;
 }
 
 export const ACTION_SCHEMAS = Object.fromEntries(
-  ACTION_TYPES.map((type) => [type, buildActionSchema(type)]),
-) as { [T in ActionType]: ReturnType<typeof buildActionSchema<T>> };
+  ACTION_TYPES.map((type) => [
+    type,
+    refine(type, z.object({ ...common, ...actionFields[type], type: z.literal(type) })),
+  ]),
+) as { [T in ActionType]: z.ZodObject<ActionShape<T>, z.core.$strip> };
 
+const ACTION_OPTIONS = ACTION_TYPES.map((type) => ACTION_SCHEMAS[type]) as unknown as [
+  (typeof ACTION_SCHEMAS)[ActionType],
+  ...(typeof ACTION_SCHEMAS)[ActionType][],
+];
+
+/** Any action, chosen by its `type`; an unknown or missing type is answered with the known ones. */
 export const ComputerAction = z
-  .union(ACTION_TYPES.map((type) => ACTION_SCHEMAS[type]) as unknown as [z.ZodType, ...z.ZodType[]])
+  .discriminatedUnion('type', ACTION_OPTIONS, {
+    error: (issue) => {
+      if (issue.code !== 'invalid_union') return undefined;
+      const type = (issue.input as { type?: unknown } | undefined)?.type;
+      const what =
+        typeof type === 'string' ? `unknown action type "${type}"` : 'the action type is required';
+      return `${what}; known types: ${ACTION_TYPES.join(', ')}`;
+    },
+  })
   .meta({ id: 'ComputerAction' });
 
 export type ComputerActionOf<T extends ActionType> = z.output<(typeof ACTION_SCHEMAS)[T]>;
@@ -149,39 +174,13 @@ export type ComputerAction = { [T in ActionType]: ComputerActionOf<T> }[ActionTy
 
 /** Bodies of the single-action endpoints: the fields of the action without its `type`. */
 function endpointBody<T extends ActionType>(type: T) {
-  const schema = refine(type, z.object({ ...common, ...actionFields[type] }));
-  return {
-    type,
-    schema,
-    toAction: (body: object) => ({ ...body, type }) as ComputerAction,
-    /** The body field a param of the action names. */
-    toParam: (param: string) => param,
-  };
+  return { type, body: bodySchema(type) };
 }
 
 /** /debug takes the command's fields at the top level, not under `debug`. */
-function debugEndpoint() {
-  const schema = z.object({ ...common, ...DebugCommand.shape });
-  return {
-    type: 'debug' as const,
-    schema,
-    toAction: ({
-      tab_id,
-      request_id,
-      include_context,
-      ...debug
-    }: z.output<typeof schema>): ComputerAction => ({
-      type: 'debug',
-      debug,
-      tab_id,
-      request_id,
-      include_context,
-    }),
-    toParam: (param: string) => param.replace(/^debug\./, ''),
-  };
-}
+export const DebugEndpointBody = z.object({ ...common, ...DebugCommand.shape });
 
-/** Every single-action endpoint: path segment → the action type it performs. */
+/** Every single-action endpoint: path segment → the action type it performs and its body. */
 export const ACTION_ENDPOINTS = {
   click: endpointBody('click'),
   'double-click': endpointBody('double_click'),
@@ -199,8 +198,9 @@ export const ACTION_ENDPOINTS = {
   html: endpointBody('get_html_content'),
   viewport: endpointBody('set_viewport'),
   'change-proxy': endpointBody('change_proxy'),
-  debug: debugEndpoint(),
+  debug: { type: 'debug' as const, body: DebugEndpointBody },
 } as const;
+export type ActionEndpoint = keyof typeof ACTION_ENDPOINTS;
 
 export const PageContext = z
   .object({
@@ -219,23 +219,184 @@ export const PageContext = z
   .meta({ id: 'PageContext' });
 export type PageContext = z.infer<typeof PageContext>;
 
-export const ActionResult = z
+// ---- Results ----------------------------------------------------------------------------------
+
+/** The result of an action that reports nothing but its success. */
+export const EmptyResult = z.strictObject({}).meta({ id: 'EmptyResult' });
+
+export const ScreenshotResult = z
   .object({
-    status: z.enum(['success', 'error']),
-    result: z.record(z.string(), z.unknown()),
-    error_message: z.string().optional(),
-    executed_tab_id: z.string().optional(),
-    page_context: PageContext.optional(),
-    request_id: z.string(),
-    timestamp: Timestamp,
+    screenshot_url: z
+      .string()
+      .describe(
+        'An http URL on this server, fetchable without a key; a data: URL when base64 was asked for.',
+      ),
+    width: z.number().int(),
+    height: z.number().int(),
+    base64: z.string().optional().describe('The PNG, base64, when the action asked for it.'),
   })
-  .meta({ id: 'ActionResult' });
+  .meta({ id: 'ScreenshotResult' });
+
+export const NavigateResult = z
+  .object({ url: z.string().describe('Where the tab ended up.'), title: z.string() })
+  .meta({ id: 'NavigateResult' });
+
+export const HtmlResult = z
+  .object({ html_content: z.string(), url: z.string(), title: z.string() })
+  .meta({ id: 'HtmlResult' });
+
+export const ViewportResult = z
+  .object({ width: z.number().int(), height: z.number().int(), scale_factor: z.number() })
+  .meta({ id: 'ViewportResult' });
+
+export const ChangeProxyResult = z
+  .object({
+    proxy_url: z.string().describe('The proxy now in use, its password masked; empty: direct.'),
+    page_state_reloaded: z.boolean().optional(),
+  })
+  .meta({ id: 'ChangeProxyResult' });
+
+export const Tab = z
+  .object({
+    tab_id: z.string(),
+    id: z.string().describe('Equal to tab_id.'),
+    url: z.string(),
+    title: z.string(),
+    is_main: z.boolean(),
+  })
+  .meta({ id: 'Tab' });
+export type Tab = z.infer<typeof Tab>;
+
+export const TabsResult = z
+  .object({ tabs: z.array(Tab).describe('In opening order.') })
+  .meta({ id: 'TabsResult' });
+export const NewTabResult = z.object({ created_tab_id: z.string() }).meta({ id: 'NewTabResult' });
+export const SwitchTabResult = z.object({ active_tab: z.string() }).meta({ id: 'SwitchTabResult' });
+export const CloseTabResult = z.object({ closed_tab: z.string() }).meta({ id: 'CloseTabResult' });
+
+export const DebugResult = z
+  .object({
+    debug_response: z.string().describe('stdout followed by stderr, cut at max_output_length.'),
+    stdout: z.string(),
+    stderr: z.string(),
+    exit_code: z.number().int().describe('-1 when the command was killed (timeout).'),
+  })
+  .meta({ id: 'DebugResult' });
+
+export const FinishResult = z
+  .object({ status: z.string().optional(), result: z.string().optional() })
+  .meta({ id: 'FinishResult' });
+
+/** What `result` holds when each action type succeeds. */
+export const ACTION_RESULTS = {
+  click: EmptyResult,
+  double_click: EmptyResult,
+  triple_click: EmptyResult,
+  right_click: EmptyResult,
+  mouse_down: EmptyResult,
+  mouse_up: EmptyResult,
+  move: EmptyResult,
+  drag: EmptyResult,
+  scroll: EmptyResult,
+  hscroll: EmptyResult,
+  type: EmptyResult,
+  point_and_type: EmptyResult,
+  keypress: EmptyResult,
+  key: EmptyResult,
+  hotkey: EmptyResult,
+  key_down: EmptyResult,
+  key_up: EmptyResult,
+  wait: EmptyResult,
+  screenshot: ScreenshotResult,
+  go_to_url: NavigateResult,
+  navigate: NavigateResult,
+  get_html_content: HtmlResult,
+  set_viewport: ViewportResult,
+  change_proxy: ChangeProxyResult,
+  list_tabs: TabsResult,
+  new_tab: NewTabResult,
+  switch_tab: SwitchTabResult,
+  close_tab: CloseTabResult,
+  debug: DebugResult,
+  terminate: FinishResult,
+  answer: FinishResult,
+  done: FinishResult,
+} as const satisfies Record<ActionType, z.ZodType>;
+
+/**
+ * The result of some action, whichever it was (/execute, /batch): the fields of that type's
+ * result, so each field is present only for the types that report it.
+ */
+export const AnyActionData = z
+  .object({
+    ...ScreenshotResult.shape,
+    ...NavigateResult.shape,
+    ...HtmlResult.shape,
+    ...ViewportResult.shape,
+    ...ChangeProxyResult.shape,
+    ...TabsResult.shape,
+    ...NewTabResult.shape,
+    ...SwitchTabResult.shape,
+    ...CloseTabResult.shape,
+    ...DebugResult.shape,
+    ...FinishResult.shape,
+  })
+  .partial()
+  .meta({ id: 'AnyActionData' });
+
+const resultFields = {
+  executed_tab_id: z.string().optional(),
+  page_context: PageContext.optional(),
+  request_id: z.string(),
+  timestamp: Timestamp,
+};
+
+/** An action that failed because of the computer's state: a 200 with status "error". */
+export const ActionFailed = z
+  .object({
+    status: z.literal('error'),
+    result: z.object({}).describe('Empty.'),
+    error_message: z.string(),
+    ...resultFields,
+  })
+  .meta({ id: 'ActionFailed' });
+
+const succeededFields = {
+  status: z.literal('success'),
+  error_message: z.undefined().optional().describe('Absent: the action succeeded.'),
+  ...resultFields,
+};
+type ActionSucceeded<R extends z.ZodType> = z.ZodObject<
+  typeof succeededFields & { result: R },
+  z.core.$strip
+>;
+
+/** The answer of an action whose success carries `result`. */
+export function actionResultOf<R extends z.ZodType>(
+  result: R,
+): z.ZodUnion<[ActionSucceeded<R>, typeof ActionFailed]> {
+  return z.union([z.object({ ...succeededFields, result }), ActionFailed]);
+}
+
+export const ActionResult = actionResultOf(AnyActionData).meta({ id: 'ActionResult' });
 export type ActionResult = z.infer<typeof ActionResult>;
 
+/** The answer of each action type, its result typed. */
+export const ACTION_ANSWERS = Object.fromEntries(
+  ACTION_TYPES.map((type) => [type, actionResultOf(ACTION_RESULTS[type])]),
+) as {
+  [T in ActionType]: z.ZodUnion<[ActionSucceeded<(typeof ACTION_RESULTS)[T]>, typeof ActionFailed]>;
+};
+export type ActionResultOf<T extends ActionType> = z.infer<(typeof ACTION_ANSWERS)[T]>;
+
 export const MAX_BATCH_ACTIONS = 500;
-export const BatchBody = z.object({
-  actions: z.array(ComputerAction).max(MAX_BATCH_ACTIONS),
-});
+export const BatchBody = z
+  .object({
+    actions: z
+      .array(ComputerAction)
+      .max(MAX_BATCH_ACTIONS, `a batch holds at most ${MAX_BATCH_ACTIONS} actions`),
+  })
+  .meta({ id: 'BatchBody' });
 
 export const BatchResult = z
   .object({
@@ -247,7 +408,9 @@ export const BatchResult = z
   .meta({ id: 'BatchResult' });
 export type BatchResult = z.infer<typeof BatchResult>;
 
-export const ExecuteBody = z.union([z.object({ action: ComputerAction }), ComputerAction]);
+/** /execute takes `{action}`, or the action itself at the top level. */
+export const ExecuteBody = z
+  .union([ComputerAction, z.object({ action: ComputerAction })])
+  .meta({ id: 'ExecuteBody' });
 
 export const NewTabBody = z.object({ ...common, url: Url.optional() });
-export const TabParams = z.object({ id: z.string(), tab_id: z.string() });

@@ -96,5 +96,3 @@ export const KeepaliveResult = z.object({
   status: z.literal('running'),
   idle_expires_at: Timestamp.nullable(),
 });
-
-export const ComputerIdParams = z.object({ id: z.string() });

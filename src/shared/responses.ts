@@ -132,7 +132,22 @@ export const ResponseObject = z
 export type ResponseObject = z.infer<typeof ResponseObject>;
 
 /** The Response as a client reads it: the Lightcone SDKs with typed Responses models get their own shapes. */
+const ClientOutputItem = z.discriminatedUnion('type', [
+  ReasoningItem,
+  MessageItem,
+  ComputerCallItem.extend({
+    action: z
+      .record(z.string(), z.unknown())
+      .describe(
+        'A ResponseComputerAction; for the Lightcone SDKs with typed Responses models, in their ' +
+          'typed shapes (and coordinates 0–999 when the computer tool says `model`).',
+      ),
+  }),
+  FunctionCallItem,
+]);
+
 export const ClientResponseObject = ResponseObject.extend({
+  output: z.array(ClientOutputItem),
   created_at: z
     .union([Timestamp, z.number().int()])
     .describe(
@@ -210,42 +225,33 @@ export const InputFunctionCall = z.object({
   arguments: z.string().default('{}'),
 });
 
-const ITEM_SCHEMAS = {
-  message: InputMessage,
-  computer_call_output: ComputerCallOutput,
-  function_call_output: FunctionCallOutput,
-  reasoning: InputReasoning,
-  computer_call: InputComputerCall,
-  function_call: InputFunctionCall,
-} as const;
-export type InputItemType = keyof typeof ITEM_SCHEMAS;
-export const INPUT_ITEM_TYPES = Object.keys(ITEM_SCHEMAS) as InputItemType[];
+const ITEM_OPTIONS = [
+  InputMessage,
+  ComputerCallOutput,
+  FunctionCallOutput,
+  InputReasoning,
+  InputComputerCall,
+  InputFunctionCall,
+] as const;
+export const INPUT_ITEM_TYPES = [
+  'message',
+  'computer_call_output',
+  'function_call_output',
+  'reasoning',
+  'computer_call',
+  'function_call',
+] as const;
 
-export type InputItem =
-  | z.output<typeof InputMessage>
-  | z.output<typeof ComputerCallOutput>
-  | z.output<typeof FunctionCallOutput>
-  | z.output<typeof InputReasoning>
-  | z.output<typeof InputComputerCall>
-  | z.output<typeof InputFunctionCall>;
-
-/** An item is chosen by its `type`; a bare `{role, content}` is a message. */
-export const InputItem = z.unknown().transform((value, ctx): InputItem => {
-  const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
-  const schema = ITEM_SCHEMAS[(type ?? 'message') as InputItemType] as z.ZodType | undefined;
-  if (!schema) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['type'],
-      message: `type must be one of: ${INPUT_ITEM_TYPES.join(', ')}`,
-    });
-    return z.NEVER;
-  }
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data as InputItem;
-  for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, code: 'custom' } as never);
-  return z.NEVER;
-});
+/** An item is chosen by its `type`; a bare `{role, content}` (no type) is a message. */
+export const InputItem = z
+  .discriminatedUnion('type', ITEM_OPTIONS, {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? `type must be one of: ${INPUT_ITEM_TYPES.join(', ')}`
+        : undefined,
+  })
+  .meta({ id: 'InputItem' });
+export type InputItem = z.output<typeof InputItem>;
 
 export const COORDINATE_SPACES = ['pixels', 'model'] as const;
 export type CoordinateSpace = (typeof COORDINATE_SPACES)[number];
@@ -277,36 +283,21 @@ export const Tool = z.discriminatedUnion('type', [ComputerTool, FunctionTool], {
 });
 export type Tool = z.infer<typeof Tool>;
 
-export const CreateResponseBody = z.object({
-  model: z.string().min(1).optional(),
-  input: z.union([z.string().max(MAX_TEXT), z.array(InputItem).max(10_000)]),
-  instructions: z.string().max(MAX_TEXT).optional(),
-  previous_response_id: z.string().min(1).optional(),
-  tools: z.array(Tool).max(128).optional(),
-  max_output_tokens: z.number().int().min(1).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  top_p: z.number().min(0).max(1).optional(),
-  stream: z.boolean().optional(),
-  background: z.boolean().optional(),
-});
+export const CreateResponseBody = z
+  .object({
+    model: z.string().min(1).optional(),
+    input: z.union([z.string().max(MAX_TEXT), z.array(InputItem).max(10_000)]),
+    instructions: z.string().max(MAX_TEXT).optional(),
+    previous_response_id: z.string().min(1).optional(),
+    tools: z.array(Tool).max(128).optional(),
+    max_output_tokens: z.number().int().min(1).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    stream: z.boolean().optional(),
+    background: z.boolean().optional(),
+  })
+  .meta({ id: 'CreateResponse' });
 export type CreateResponseBody = z.output<typeof CreateResponseBody>;
-
-/** CreateResponse as documented: the item union spelled out (validation picks items by type). */
-export const CreateResponseDoc = CreateResponseBody.extend({
-  input: z.union([
-    z.string(),
-    z.array(
-      z.union([
-        InputMessage,
-        ComputerCallOutput,
-        FunctionCallOutput,
-        InputReasoning,
-        InputComputerCall,
-        InputFunctionCall,
-      ]),
-    ),
-  ]),
-}).meta({ id: 'CreateResponse' });
 
 /** Events of a streamed response (`stream: true`), each the data of one SSE event. */
 export const ResponseStreamEvent = z.object({
@@ -373,3 +364,15 @@ export const ChatCompletion = z
   })
   .meta({ id: 'ChatCompletion' });
 export type ChatCompletion = z.infer<typeof ChatCompletion>;
+
+/** An event of a streamed response as a client reads it (see ClientResponse). */
+export const ClientResponseStreamEvent = ResponseStreamEvent.extend({
+  response: ClientResponseObject.optional(),
+  item: ClientOutputItem.optional(),
+}).meta({ id: 'ResponseStreamEvent' });
+
+/** An event of a streamed chat completion: a chunk as the provider sent it, or the failure that ended it. */
+export const ChatStreamEvent = z.union([
+  z.looseObject({ object: z.literal('chat.completion.chunk') }),
+  z.object({ error: z.object({ code: z.string(), message: z.string().optional() }) }),
+]);

@@ -19,3 +19,8 @@ export const ScreencastFrame = z
     }),
   })
   .meta({ id: 'ScreencastFrame' });
+
+/** Named `cursor_position` events of a desktop's screencast: where the pointer is, in screen pixels. */
+export const CursorPosition = z
+  .object({ x: z.number(), y: z.number() })
+  .meta({ id: 'CursorPosition' });

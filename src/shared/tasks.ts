@@ -62,6 +62,30 @@ export const Task = z
   .meta({ id: 'Task' });
 export type Task = z.infer<typeof Task>;
 
+export const DEFAULT_TASK_LIST_LIMIT = 100;
+export const MAX_TASK_LIST_LIMIT = 1000;
+
+/** Filters of GET /agent/tasks (the answer stays newest first). */
+export const TaskListQuery = z.object({
+  computer_id: z.string().min(1).max(200).optional().describe('Only tasks on this computer.'),
+  status: z
+    .string()
+    .transform((text) => text.split(','))
+    .pipe(z.array(z.enum(TASK_STATUSES)))
+    .optional()
+    .describe('Only tasks in these statuses, comma-separated: `running,paused`.'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TASK_LIST_LIMIT)
+    .default(DEFAULT_TASK_LIST_LIMIT)
+    .describe(
+      `At most this many tasks, the newest (default ${DEFAULT_TASK_LIST_LIMIT}, at most ${MAX_TASK_LIST_LIMIT}).`,
+    ),
+});
+export type TaskListQuery = z.output<typeof TaskListQuery>;
+
 export const TaskStatusAnswer = z.object({ status: z.enum(TASK_STATUSES) });
 export const TaskMessageBody = z.object({
   message: z.string().trim().min(1).max(100_000),

@@ -4,11 +4,11 @@ import type { TestServer } from './test-server.js';
 
 /** The workspace folder of a computer (where its xterm's shell runs). */
 export function workspaceOf(server: TestServer, id: string): string {
-  return server.core.computers.get('local', id).init.workspace;
+  return server.core.computers.get('local', id).spec.workspace;
 }
 
 export function displayOf(server: TestServer, id: string): string {
-  return server.core.computers.get('local', id).init.env.DISPLAY!;
+  return server.core.computers.get('local', id).spec.env.DISPLAY!;
 }
 
 /** Types a shell line into the desktop's xterm (clicked first so it has focus). */

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+import { providerFixture } from './provider-harness.js';
 
 /** One canned answer: JSON, raw text (garbage), or an SSE stream; each may wait first. */
 export type FakeReply =
@@ -11,11 +10,9 @@ export type FakeReply =
 /** Its `url` is the base_url to configure: requests go to `${url}/v1/messages`. */
 export type FakeAnthropic = FakeUpstream<FakeReply>;
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'providers', 'anthropic');
-
 /** A recorded Anthropic answer from test/fixtures/providers/anthropic, parsed afresh each time. */
 export function anthropicFixture<T = Record<string, unknown>>(name: string): T {
-  return JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as T;
+  return providerFixture<T>('anthropic', name);
 }
 
 /** Anthropic's error body, as the real API sends it with an error status. */

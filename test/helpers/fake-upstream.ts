@@ -28,6 +28,8 @@ export type UpstreamReply = {
   /** Anthropic-style SSE: named events, an `event:` line before each `data:`, and no [DONE]. */
   events?: Array<{ event: string; data: unknown }>;
   delayMs?: number;
+  /** Holds the answer until this settles, so a test can act while the request is in flight. */
+  until?: Promise<unknown>;
 };
 
 export type FakeUpstream<Reply extends UpstreamReply = UpstreamReply, Body = unknown> = {
@@ -69,11 +71,13 @@ export async function startFakeUpstream<
         body: parse(text) as Body,
       });
       const reply = queue.shift() ?? options.unanswered;
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        send(res, reply);
-      }, reply.delayMs ?? 0);
-      timers.add(timer);
+      void Promise.resolve(reply.until).then(() => {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          send(res, reply);
+        }, reply.delayMs ?? 0);
+        timers.add(timer);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

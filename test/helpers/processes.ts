@@ -54,3 +54,17 @@ export function processesWith(marker: string): number[] {
   }
   return found;
 }
+
+/**
+ * processesWith(marker) once it is empty, or what is still there after `ms`: a SIGKILLed process
+ * can linger for a moment on a loaded machine before the kernel removes it.
+ */
+export async function processesLeftWith(marker: string, ms = 5000): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let found = processesWith(marker);
+  while (found.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    found = processesWith(marker);
+  }
+  return found;
+}

@@ -1,4 +1,4 @@
-/** Every route the server registers (src/main/server/routes/*.ts), as "METHOD /path". */
+/** Every route the server serves (src/shared/contract/routes.ts), as "METHOD /path", written out by hand. */
 export const ACTION_SEGMENTS = [
   'click',
   'double-click',

@@ -1,12 +1,14 @@
+import { createParser } from 'eventsource-parser';
+
+/** `raw` is the event's data as it was sent, before JSON parsing. */
 export type SseEvent = { event: string | undefined; data: unknown; raw: string };
 
 /**
  * Reads a Server-Sent Events stream the way a client would: events with their JSON data (parsed;
- * a non-JSON data line fails), comments counted apart.
+ * non-JSON data or a line that is no SSE field fails the stream), comments counted apart.
  */
 export class SseReader {
   comments = 0;
-  private buffer = '';
   private readonly events: SseEvent[] = [];
   private waiters: Array<() => void> = [];
   ended = false;
@@ -58,36 +60,25 @@ export class SseReader {
 
   private async pump(): Promise<void> {
     const decoder = new TextDecoder();
+    const parser = createParser({
+      onEvent: ({ event, data }) => {
+        this.events.push({ event, data: JSON.parse(data) as unknown, raw: data });
+        this.wake();
+      },
+      onComment: () => void (this.comments += 1),
+      onError: (error) => {
+        throw error;
+      },
+    });
     try {
       for await (const chunk of this.response.body as unknown as AsyncIterable<Uint8Array>) {
-        this.buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-          this.parse(this.buffer.slice(0, end));
-          this.buffer = this.buffer.slice(end + 2);
-        }
+        parser.feed(decoder.decode(chunk, { stream: true }));
       }
     } catch (error) {
       // close() aborts the body; anything else is a malformed stream.
       if ((error as Error).name !== 'AbortError') this.failure = error as Error;
     }
     this.ended = true;
-    this.wake();
-  }
-
-  private parse(block: string): void {
-    const lines = block.split('\n');
-    if (lines.every((line) => line.startsWith(':'))) {
-      this.comments += 1;
-      return;
-    }
-    const event = lines.find((line) => line.startsWith('event: '))?.slice(7);
-    const data = lines
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => line.slice(6))
-      .join('\n');
-    if (data === '') throw new Error(`an event without data: ${block}`);
-    this.events.push({ event, data: JSON.parse(data) as unknown, raw: block });
     this.wake();
   }
 

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { resolveSettings, type SettingsInput } from '../../src/main/core/config.js';
 import { createCore, type Core } from '../../src/main/core/create-core.js';
 import { readStoredSettings } from '../../src/main/core/store/settings-store.js';
+import type { SseOptions } from '../../src/main/server/sse.js';
 import { startServer } from '../../src/main/server/start-server.js';
+import { createApiClient, type ApiClient } from '../../src/shared/client/api-client.js';
+import { sourceAppPaths } from './app-paths.js';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
 
@@ -22,12 +25,15 @@ export type TestServer = {
   key: string;
   core: Core;
   dataDir: string;
+  /** Any request, answered as it came (bad input included); `T` is what the test expects. */
   request<T = any>(
     method: string,
     path: string,
     body?: unknown,
     options?: RequestOptions,
   ): Promise<ApiResponse<T>>;
+  /** The typed client of the API, with the server's key. */
+  api: ApiClient;
   close(): Promise<void>;
 };
 
@@ -38,7 +44,7 @@ export function testKey(): string {
 /** The real server on port 0 with a fresh data dir and a key for organization `local`. */
 export async function startTestServer(
   settings: SettingsInput = {},
-  options: { dataDir?: string; log?: (line: string) => void } = {},
+  options: { dataDir?: string; log?: (line: string) => void; sse?: SseOptions } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'benchtop-test-'));
   const key = testKey();
@@ -57,35 +63,33 @@ export async function startTestServer(
     },
   };
   const resolved = resolveSettings({ stored: readStoredSettings(dataDir), env: {}, flags });
-  const core = await createCore({ settings: resolved, dataDir, trustedKey: key, overrides: flags });
-  const server = await startServer(core, { log: options.log ?? (() => {}) });
+  const paths = sourceAppPaths();
+  const core = await createCore({
+    settings: resolved,
+    dataDir,
+    trustedKey: key,
+    overrides: flags,
+    workerEntry: paths.workerEntry,
+  });
+  const server = await startServer(core, {
+    log: options.log ?? showContractMismatches,
+    sse: options.sse,
+    uiDir: paths.uiDir,
+  });
+  const api = createApiClient({ baseUrl: server.url, apiKey: key });
   const request = async (
     method: string,
     path: string,
     body?: unknown,
     opts: RequestOptions = {},
-  ) => {
-    const headers: Record<string, string> = { ...opts.headers };
-    const auth = opts.key === undefined ? key : opts.key;
-    if (auth !== null) headers.authorization = `Bearer ${auth}`;
-    let payload: string | undefined = opts.raw;
-    if (payload === undefined && body !== undefined) payload = JSON.stringify(body);
-    const contentType =
-      opts.contentType === undefined
-        ? payload !== undefined
-          ? 'application/json'
-          : undefined
-        : opts.contentType;
-    if (contentType) headers['content-type'] = contentType;
-    const response = await fetch(`${server.url}${path}`, { method, headers, body: payload });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Not JSON (an image, an empty 204): callers look at text.
-    }
-    return { status: response.status, body: parsed as any, headers: response.headers, text };
+  ): Promise<ApiResponse> => {
+    const response = await api.raw(method, path, body, {
+      rawBody: opts.raw,
+      contentType: opts.contentType,
+      headers: opts.headers,
+      apiKey: opts.key,
+    });
+    return { ...response, body: response.body as any };
   };
   return {
     url: server.url,
@@ -93,6 +97,7 @@ export async function startTestServer(
     core,
     dataDir,
     request,
+    api,
     async close() {
       await server.close();
       await core.close();
@@ -119,4 +124,9 @@ export async function eventually<T>(
       throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${last.message}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** By default a test server logs nothing but answers that break the contract (they fail the test too). */
+function showContractMismatches(line: string): void {
+  if (line.includes('does not match the contract')) console.error(line);
 }

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ComputerEvent } from '../../src/shared/events.js';
 import { ExecStream, stderrOf, stdoutOf } from '../helpers/ndjson.js';
@@ -15,6 +14,19 @@ const RETRY = { 'x-stainless-retry-count': '1' };
 const sync = (body: unknown, headers?: Record<string, string>, computer = id) =>
   server.request('POST', `/computers/${computer}/exec/sync`, body, { headers });
 const inWorkspace = (file: string) => readFileSync(join(workspace, file), 'utf8');
+/** Resolves once a command wrote the file: it is running. */
+const wroteFile = (file: string) => eventually(() => existsSync(join(workspace, file)), 10_000);
+
+/** Resolves at the computer's first exec_output event (its command runs); call before starting it. */
+function firstOutput(computer: string): Promise<void> {
+  return new Promise((resolve) => {
+    const dispose = server.core.events.subscribe(computer, (event) => {
+      if (event.type !== 'exec_output') return;
+      dispose();
+      resolve();
+    });
+  });
+}
 
 async function exec(body: unknown, headers?: Record<string, string>) {
   const stream = await ExecStream.open(server, id, body, headers);
@@ -32,7 +44,7 @@ async function createComputer(on = server): Promise<string> {
 beforeAll(async () => {
   server = await startTestServer();
   id = await createComputer();
-  workspace = server.core.computers.get('local', id).init.workspace;
+  workspace = server.core.computers.get('local', id).spec.workspace;
 });
 afterAll(async () => {
   await server?.close();
@@ -164,7 +176,7 @@ describe('POST /computers/{id}/exec/sync', () => {
 
   it("merges the environment: server's, then the computer's, then the body's", async () => {
     const session = server.core.computers.get('local', id);
-    Object.assign(session.init.env, { BT_SESSION: 'session', BT_BOTH: 'session' });
+    Object.assign(session.spec.env, { BT_SESSION: 'session', BT_BOTH: 'session' });
     try {
       const response = await sync({
         command: 'echo "$BT_SESSION $BT_BOTH $BT_BODY"; test -n "$PATH"',
@@ -172,8 +184,8 @@ describe('POST /computers/{id}/exec/sync', () => {
       });
       expect(response.body).toEqual({ stdout: 'session body body\n', stderr: '', exit_code: 0 });
     } finally {
-      delete session.init.env.BT_SESSION;
-      delete session.init.env.BT_BOTH;
+      delete session.spec.env.BT_SESSION;
+      delete session.spec.env.BT_BOTH;
     }
   });
 
@@ -189,8 +201,9 @@ describe('POST /computers/{id}/exec/sync', () => {
 
   it('ending the computer kills its running command', async () => {
     const other = await createComputer();
-    const running = sync({ command: 'sleep 300' }, undefined, other);
-    await sleep(300);
+    const started = firstOutput(other);
+    const running = sync({ command: 'echo started; sleep 300' }, undefined, other);
+    await started;
     await server.request('DELETE', `/computers/${other}`);
     const response = await running;
     expect(response.body).toMatchObject({ exit_code: -1 });
@@ -225,7 +238,7 @@ describe('a re-sent request joins the command instead of running it again', () =
   it('exec/sync: while running, after it ended; a request that is not a retry runs again', async () => {
     const body = { command: 'echo run >> sync.log; sleep 1; echo done' };
     const first = sync(body);
-    await sleep(300);
+    await wroteFile('sync.log');
     // Same body with another key order and a default spelled out: still the same request.
     const retry = sync({ timeout_seconds: 120, ...body }, RETRY);
     const expected = { stdout: 'done\n', stderr: '', exit_code: 0 };
@@ -256,8 +269,9 @@ describe('a re-sent request joins the command instead of running it again', () =
     const body = { command: 'echo run >> left.log; echo a; sleep 1; echo b' };
     const first = await ExecStream.open(server, id, body);
     await first.until((line) => line.type === 'stdout' && line.data.includes('a'));
+    // Whichever the server sees first, the leave or the retry, the retry joins: the command is
+    // killed only when nobody follows it for a grace period (test/unit/command-run.test.ts).
     first.abort();
-    await sleep(500);
     const lines = await exec(body, RETRY);
     expect(stdoutOf(lines)).toBe('a\nb\n');
     expect(lines.at(-1)).toEqual({ type: 'exit', code: 0 });
@@ -269,7 +283,7 @@ describe('a re-sent request joins the command instead of running it again', () =
     const debug = (headers?: Record<string, string>) =>
       server.request('POST', `/computers/${id}/debug`, body, { headers });
     const first = debug();
-    await sleep(200);
+    await wroteFile('debug.log');
     const [a, b] = await Promise.all([first, debug(RETRY)]);
     expect(a.body.result).toMatchObject({ stdout: 'done\n', exit_code: 0 });
     expect(b.body.result).toEqual(a.body.result);
@@ -345,7 +359,7 @@ describe('exec switched off in settings', () => {
       expect(response.status, response.text).toBe(403);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(response.body).toMatchObject({ code: 'exec_disabled', message: /exec\.enabled/ });
-      const workspaceOff = off.core.computers.get('local', computer).init.workspace;
+      const workspaceOff = off.core.computers.get('local', computer).spec.workspace;
       expect(() => readFileSync(join(workspaceOff, 'ran'))).toThrow();
     },
   );

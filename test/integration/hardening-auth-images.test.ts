@@ -231,14 +231,15 @@ describe('failed authentications and image URLs', () => {
 
   it('fetches the images of one request a few at a time', async () => {
     images.mostAtOnce = 0;
-    const limits = server.core.settings.limits;
-    limits.images_per_request = 8;
+    const settings = server.core.settingsSource;
+    const before = settings.current();
+    settings.replace({ ...before, limits: { ...before.limits, images_per_request: 8 } });
     try {
       const urls = Array.from({ length: 8 }, (_, i) => `${images.url}/held?i=${i}`);
       const answer = await respond(...urls);
       expect(answer.body.status, answer.text).toBe('completed');
     } finally {
-      limits.images_per_request = 4;
+      settings.replace(before);
     }
     expect(images.mostAtOnce).toBeLessThanOrEqual(4);
     expect(images.mostAtOnce).toBeGreaterThanOrEqual(2);

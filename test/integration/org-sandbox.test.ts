@@ -160,7 +160,7 @@ describe("another organization's computers", () => {
 
       // The workspace is the computer's own folder on the host; /tmp is its own too.
       await sync(acme, computer, { command: 'echo mine > note.txt; echo temp > /tmp/t.txt' });
-      const workspace = server.core.computers.get('acme', computer).init.workspace;
+      const workspace = server.core.computers.get('acme', computer).spec.workspace;
       expect(readdirSync(workspace)).toContain('note.txt');
       const otherTmp = await sync(acme, neighbour, { command: 'cat /tmp/t.txt' });
       expect(otherTmp.body.exit_code).not.toBe(0);
@@ -257,7 +257,7 @@ describe('desktops', () => {
     const first = await create(server.key, { kind: 'desktop' });
     const second = await create(server.key, { kind: 'desktop' });
     try {
-      const display = server.core.computers.get('local', first).init.env.DISPLAY!;
+      const display = server.core.computers.get('local', first).spec.env.DISPLAY!;
       // Any local process without the desktop's cookie is refused...
       const stranger = await xClient({ DISPLAY: display });
       expect(stranger.ok).toBe(false);
@@ -280,7 +280,7 @@ describe('desktops', () => {
     await allow('acme', { desktops: true });
     try {
       const desktop = await create(acme, { kind: 'desktop' });
-      const workspace = server.core.computers.get('acme', desktop).init.workspace;
+      const workspace = server.core.computers.get('acme', desktop).spec.workspace;
       const act = (path: string, body: unknown) =>
         server.request('POST', `/computers/${desktop}/${path}`, body, { key: acme });
       // Where a terminal would be, then the window manager's desktop menu (right click on the
@@ -295,7 +295,7 @@ describe('desktops', () => {
       await act('type', { text: 'touch /workspace/keys\n' });
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(readdirSync(workspace).filter((name) => !name.startsWith('.'))).toEqual([]);
-      const display = server.core.computers.get('acme', desktop).init.env.DISPLAY!;
+      const display = server.core.computers.get('acme', desktop).spec.env.DISPLAY!;
       const programs = (await processesOnDisplay(display)).map(commandOf);
       expect(programs.some((command) => command.startsWith('openbox'))).toBe(true);
       expect(programs.filter((command) => /xterm|sh -c|x-terminal/.test(command))).toEqual([]);
@@ -309,7 +309,7 @@ describe('desktops', () => {
     await allow('acme', { desktops: true, exec: true });
     try {
       const desktop = await create(acme, { kind: 'desktop' });
-      const workspace = server.core.computers.get('acme', desktop).init.workspace;
+      const workspace = server.core.computers.get('acme', desktop).spec.workspace;
       await server.request(
         'POST',
         `/computers/${desktop}/click`,
@@ -368,7 +368,7 @@ describe("the owner's computers", () => {
 
   it("lose a running desktop's terminal when exec is switched off", async () => {
     const desktop = await create(server.key, { kind: 'desktop' });
-    const workspace = server.core.computers.get('local', desktop).init.workspace;
+    const workspace = server.core.computers.get('local', desktop).spec.workspace;
     const typeLine = async (line: string) => {
       await server.request('POST', `/computers/${desktop}/click`, { x: 200, y: 150 });
       await server.request('POST', `/computers/${desktop}/type`, { text: line });
@@ -390,7 +390,7 @@ describe("the owner's computers", () => {
     await server.request('PATCH', '/settings', { exec: { enabled: false } });
     try {
       const desktop = await create(server.key, { kind: 'desktop' });
-      const workspace = server.core.computers.get('local', desktop).init.workspace;
+      const workspace = server.core.computers.get('local', desktop).spec.workspace;
       await server.request('POST', `/computers/${desktop}/click`, { x: 200, y: 150 });
       await server.request('POST', `/computers/${desktop}/type`, { text: 'touch typed\n' });
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -249,7 +249,10 @@ describe('a kill -9 during a save', () => {
   const KEY = 'sk_persist_test_0123456789abcdef';
   const BIG = 4_000_000;
 
-  function start(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  function start(
+    dataDir: string,
+    extraEnv: Record<string, string> = {},
+  ): Promise<{ child: ChildProcess; url: string }> {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith('BENCHTOP_')),
     );
@@ -259,6 +262,7 @@ describe('a kill -9 during a save', () => {
         BENCHTOP_DATA_DIR: dataDir,
         BENCHTOP_API_KEY: KEY,
         BENCHTOP_BROWSER_WARM_POOL: '0',
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -319,42 +323,70 @@ describe('a kill -9 during a save', () => {
     return big.value.slice(0, 5);
   }
 
-  it('leaves the old environment or the new one, never a broken one', async () => {
-    const dataDir = newDataDir();
-    let server = await start(dataDir);
-    const id = await signIn(server.url, { persistent: true }, 'mark0');
-    const started = Date.now();
-    expect((await call(server.url, 'DELETE', `/computers/${id}`)).status).toBe(204);
-    // Kills spread over the time a whole delete takes, so some land inside the save.
-    const saveMs = Date.now() - started;
-    expect(savedMark(dataDir, id)).toBe('mark0');
+  async function kill(server: { child: ChildProcess }): Promise<void> {
+    server.child.kill('SIGKILL');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+  }
 
-    const outcomes: string[] = [];
-    const delays = [0.2, 0.4, 0.6, 0.8, 1, 1.5].map((share) => Math.round(share * saveMs));
-    for (const [round, delay] of delays.entries()) {
-      const mark = `mark${round + 1}`;
-      const computer = await signIn(server.url, { persistent: true, environment_id: id }, mark);
+  /** What the organization's environments folder holds besides environments (mid-save folders). */
+  const aside = (dataDir: string) =>
+    readdirSync(join(dataDir, 'environments', 'local')).filter((name) => name.startsWith('.'));
+
+  // Each save is stopped at a stage by the store's fault point (BENCHTOP_TEST_STOP_SAVE), which
+  // announces it in a file: the kill then provably lands inside the save.
+  it.each([
+    ['written', 'the new folder is complete and nothing is moved yet'],
+    ['swapping', 'the old folder is moved aside and the new one not yet in'],
+  ])(
+    'a kill -9 when %s (%s) leaves the old environment',
+    async (stage) => {
+      const dataDir = newDataDir();
+      let server = await start(dataDir);
+      const id = await signIn(server.url, { persistent: true }, 'mark0');
+      expect((await call(server.url, 'DELETE', `/computers/${id}`)).status).toBe(204);
+      expect(savedMark(dataDir, id)).toBe('mark0');
+      await kill(server);
+
+      const stopped = join(dataDir, 'save-stopped');
+      server = await start(dataDir, { BENCHTOP_TEST_STOP_SAVE: `${stage}:${stopped}` });
+      const computer = await signIn(server.url, { persistent: true, environment_id: id }, 'mark1');
       void fetch(`${server.url}/computers/${computer}`, {
         method: 'DELETE',
         headers: { authorization: `Bearer ${KEY}` },
       }).catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      server.child.kill('SIGKILL');
-      await new Promise((resolve) => server.child.once('exit', resolve));
+      await eventually(() => existsSync(stopped), 30_000);
+      // The save is where the stage says: the torn state a crash has to survive.
+      const folders = readdirSync(join(dataDir, 'environments', 'local'));
+      expect(folders.includes(id)).toBe(stage === 'written');
+      expect(
+        aside(dataDir)
+          .map((name) => name.slice(0, 5))
+          .sort(),
+      ).toEqual(stage === 'written' ? ['.tmp-'] : ['.old-', '.tmp-']);
+      await kill(server);
 
       server = await start(dataDir);
-      const saved = savedMark(dataDir, id);
-      expect([`mark${round}`, mark]).toContain(saved);
-      outcomes.push(`${delay} ms: ${saved === mark ? 'new' : 'old'}`);
+      expect(savedMark(dataDir, id)).toBe('mark0');
       expect(readdirSync(join(dataDir, 'environments', 'local'))).toEqual([id]);
       const listed = await call(server.url, 'GET', '/computers?type=persistent');
       expect(listed.body.map((environment: Environment) => environment.id)).toEqual([id]);
-      if (saved !== mark) {
-        // The old one stays; save the new state normally so the next round starts from it.
-        const redo = await signIn(server.url, { persistent: true, environment_id: id }, mark);
-        expect((await call(server.url, 'DELETE', `/computers/${redo}`)).status).toBe(204);
-      }
-    }
-    console.log(`kill -9 during a ${saveMs} ms delete: ${outcomes.join(', ')}`);
-  }, 180_000);
+      await kill(server);
+    },
+    120_000,
+  );
+
+  it('a kill -9 right after a save leaves the new environment', async () => {
+    const dataDir = newDataDir();
+    let server = await start(dataDir);
+    const id = await signIn(server.url, { persistent: true }, 'mark0');
+    expect((await call(server.url, 'DELETE', `/computers/${id}`)).status).toBe(204);
+    const computer = await signIn(server.url, { persistent: true, environment_id: id }, 'mark1');
+    expect((await call(server.url, 'DELETE', `/computers/${computer}`)).status).toBe(204);
+    await kill(server);
+
+    server = await start(dataDir);
+    expect(savedMark(dataDir, id)).toBe('mark1');
+    expect(readdirSync(join(dataDir, 'environments', 'local'))).toEqual([id]);
+    await kill(server);
+  }, 120_000);
 });

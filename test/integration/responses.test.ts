@@ -315,15 +315,26 @@ describe('background, cancel and delete', () => {
   });
 
   it('cancels an in_progress response; a finished one cannot be cancelled', async () => {
-    const started = await respond({ model: 'slow', input: 'x', background: true });
-    const cancelled = await server.request('POST', `/v1/responses/${started.body.id}/cancel`);
+    // Streamed, so the test sees the model's call end: the stream closes only then.
+    const reader = await SseReader.post(`${server.url}/v1/responses`, server.key, {
+      model: 'slow',
+      input: 'x',
+      background: true,
+      stream: true,
+    });
+    const started = (await reader.next())!.data as { response: { id: string; status: string } };
+    expect(started.response.status).toBe('in_progress');
+    const id = started.response.id;
+    const cancelled = await server.request('POST', `/v1/responses/${id}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
-    await new Promise((resolve) => setTimeout(resolve, 1800));
-    const later = await server.request('GET', `/v1/responses/${started.body.id}`);
+    const events = (await reader.all()).map((event) => event.data as { type: string });
+    expect(events.at(-1)!.type).toBe('response.cancelled');
+    // The model's call has ended: its answer, had it come, did not replace the cancellation.
+    const later = await server.request('GET', `/v1/responses/${id}`);
     expect(later.body.status).toBe('cancelled');
     expect(later.body.output).toEqual([]);
-    const again = await server.request('POST', `/v1/responses/${started.body.id}/cancel`);
+    const again = await server.request('POST', `/v1/responses/${id}/cancel`);
     expect(again.status).toBe(400);
     expect(again.body.message).toContain('cancelled');
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Computer } from '../../src/shared/computers.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { startBenchtop } from '../../src/main/start-benchtop.js';
+import { sourceAppPaths } from '../helpers/app-paths.js';
 import {
   startTestServer,
   testKey,
@@ -262,6 +263,7 @@ describe('a setting also given as a BENCHTOP_* variable, through the real compos
     const own = join(dir, 'variable');
     const key = testKey();
     const benchtop = await startBenchtop({
+      paths: sourceAppPaths(),
       dataDir: own,
       env: { BENCHTOP_API_KEY: key, BENCHTOP_EXEC_ENABLED: 'false' },
       flags: { server: { port: 0 }, browser: { warm_pool: 0 } },

@@ -259,7 +259,8 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
       `${server.url}/computers/${computer}/events`,
       server.key,
     );
-    // The model clicks the target (0–999 space: 156,208 → pixels 200,150) three times, then ends.
+    // The model clicks the target (0–999 space: 156,208 → pixels 200,150), then ends. Its second
+    // answer is held until the task is paused: that turn's click must be dropped.
     const click = {
       tool_calls: [
         {
@@ -269,11 +270,13 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
         },
       ],
     };
+    let release!: () => void;
+    const paused = new Promise<void>((resolve) => (release = resolve));
     fake.requests.length = 0;
     fake.reply(
-      { json: chatCompletion(click), delayMs: 300 },
-      { json: chatCompletion(click), delayMs: 300 },
-      { json: chatCompletion(click), delayMs: 300 },
+      { json: chatCompletion(click) },
+      { json: chatCompletion({ reasoning_content: 'Once more.', ...click }), until: paused },
+      { json: chatCompletion(click) },
       { json: chatCompletion({ content: 'Done clicking.' }) },
     );
     const started = await start({
@@ -283,17 +286,21 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
     });
     const id = started.body.task_id as string;
     const taskEvents = await SseReader.open(`${server.url}/agent/tasks/${id}/events`, server.key);
-    for (;;) {
-      const event = (await taskEvents.next(10_000))!.data as { type: string };
-      if (event.type === 'action_result') break;
-    }
+    const nextOf = async (type: string) => {
+      for (;;) {
+        const event = (await taskEvents.next(10_000))!.data as { type: string };
+        if (event.type === type) return;
+      }
+    };
+    // The second turn's model call is in flight.
+    await eventually(() => fake.requests.length === 2, 10_000);
     expect((await server.request('POST', `/agent/tasks/${id}/pause`)).body).toEqual({
       status: 'paused',
     });
     expect((await task(id)).status).toBe('paused');
-    // The step in flight (if any) is abandoned; from here nothing of the task reaches the computer.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await computerEvents.collect(100); // what happened before the pause took hold
+    release();
+    // The held answer arrived while paused: the task reports its reasoning and drops its click.
+    await nextOf('reasoning');
     const person = await server.request('POST', `/computers/${computer}/click`, {
       x: 450,
       y: 150,
@@ -304,15 +311,7 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
       message: 'Also say hi',
     });
     expect(message.body).toEqual({ status: 'paused' });
-    const requestsWhilePaused = fake.requests.length;
-    const duringPause = await computerEvents.collect(1500);
-    const actions = duringPause.filter(
-      (e) => (e.data as { type: string }).type === 'action_request',
-    );
-    expect(actions.map((e) => (e.data as { request_id: string }).request_id)).toEqual([
-      'req_person',
-    ]);
-    expect(fake.requests.length).toBe(requestsWhilePaused);
+    expect(fake.requests.length).toBe(2);
     expect(
       (await pageState(server, computer)).events.some((line) => line.includes('on field')),
     ).toBe(true);
@@ -322,13 +321,32 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
     });
     const done = await finished(id);
     expect(done.status).toBe('completed');
-    const next = JSON.stringify(fake.requests[requestsWhilePaused]!.body);
+    const next = JSON.stringify(fake.requests[2]!.body);
     expect(next).toContain('Also say hi');
     expect(next).toContain('may have changed things');
+    expect(next).toContain('were not performed');
+    // Nothing of the task reached the computer while it was paused: it did nothing between pause
+    // and resume but report the held answer, and the person's click came between the task's two.
     const log = (await events(id)).map((e) => e.type);
-    expect(log).toContain('paused');
     expect(log).toContain('resumed');
-    expect(log).toContain('user_message');
+    expect(log.slice(log.indexOf('paused'), log.indexOf('resumed'))).toEqual([
+      'paused',
+      'reasoning',
+      'user_message',
+    ]);
+    expect(log.filter((type) => type === 'action')).toHaveLength(2);
+    const clicks: string[] = [];
+    while (clicks.length < 3) {
+      const event = (await computerEvents.next(10_000))!.data as {
+        type: string;
+        request_id: string;
+        action?: { type: string };
+      };
+      if (event.type === 'action_request' && event.action?.type === 'click') {
+        clicks.push(event.request_id === 'req_person' ? 'person' : 'task');
+      }
+    }
+    expect(clicks).toEqual(['task', 'person', 'task']);
     computerEvents.close();
     taskEvents.close();
     await server.request('DELETE', `/computers/${computer}`);

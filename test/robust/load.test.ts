@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percentile, round } from '../../bench/stats.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { commandOf, descendants } from '../helpers/processes.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -53,10 +54,8 @@ const STEPS: Step[] = [
   },
 ];
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]! * 10) / 10;
-}
+/** Latency figures to a tenth of a millisecond. */
+const quantile = (values: number[], p: number) => round(percentile(values, p), 1);
 
 /** One client driving one computer until the deadline; its latencies and errors. */
 async function client(id: string, until: number, seed: number) {
@@ -140,8 +139,8 @@ describe('load', () => {
         const values = all.filter(([type]) => type === name).map(([, ms]) => ms);
         byType[name] = {
           n: values.length,
-          p50_ms: percentile(values, 0.5),
-          p99_ms: percentile(values, 0.99),
+          p50_ms: quantile(values, 0.5),
+          p99_ms: quantile(values, 0.99),
         };
       }
       const values = all.map(([, ms]) => ms);
@@ -151,8 +150,8 @@ describe('load', () => {
         actions: all.length,
         actions_per_second: Math.round(all.length / LOAD_SECONDS),
         errors: errors.length,
-        p50_ms: percentile(values, 0.5),
-        p99_ms: percentile(values, 0.99),
+        p50_ms: quantile(values, 0.5),
+        p99_ms: quantile(values, 0.99),
         by_type: byType,
       };
       console.log(`load: ${JSON.stringify(figures.load)}`);

@@ -1,8 +1,7 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { OutputAction } from '../../src/shared/responses.js';
 import {
-  ModelError,
   type ConversationItem,
   type ImageData,
   type ModelRequest,
@@ -12,26 +11,28 @@ import {
   computerToolFor,
   createAnthropicProvider,
 } from '../../src/main/core/models/providers/anthropic-provider.js';
-import {
-  anthropicError,
-  anthropicFixture,
-  startFakeAnthropic,
-  type FakeAnthropic,
-} from '../helpers/fake-anthropic.js';
+import { anthropicError, anthropicFixture, startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { modelRequest } from '../helpers/model-request.js';
+import { modelFailure, providerHarness } from '../helpers/provider-harness.js';
 
 const KEY = 'sk-ant-api03-test-secret-key';
 const HINT = 'set ANTHROPIC_API_KEY in the environment Benchtop runs in';
 
-let fake: FakeAnthropic;
-let png: ImageData;
+const { fake, context } = providerHarness({
+  start: startFakeAnthropic,
+  context: (url) => ({
+    name: 'claude-sonnet-4-5',
+    config: { provider: 'anthropic', base_url: url },
+    apiKey: KEY,
+    keyHint: HINT,
+    timeoutMs: 5_000,
+  }),
+});
 
+let png: ImageData;
 beforeAll(async () => {
-  fake = await startFakeAnthropic();
   png = await image(1280, 720);
 });
-afterAll(() => fake.close());
-beforeEach(() => void fake.requests.splice(0));
 
 async function image(width: number, height: number): Promise<ImageData> {
   const bytes = await sharp({ create: { width, height, channels: 3, background: '#3366cc' } })
@@ -40,15 +41,9 @@ async function image(width: number, height: number): Promise<ImageData> {
   return { mediaType: 'image/png', base64: bytes.toString('base64') };
 }
 
-function provider(context: Partial<ProviderContext> = {}, config: Record<string, unknown> = {}) {
-  return createAnthropicProvider({
-    name: 'claude-sonnet-4-5',
-    config: { provider: 'anthropic', base_url: fake.url, ...config },
-    apiKey: KEY,
-    keyHint: HINT,
-    timeoutMs: 5_000,
-    ...context,
-  });
+function provider(overrides: Partial<ProviderContext> = {}, config: Record<string, unknown> = {}) {
+  const base = context(overrides);
+  return createAnthropicProvider({ ...base, config: { ...base.config, ...config } });
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
@@ -83,15 +78,7 @@ const imageBlock = (data: ImageData) => ({
   source: { type: 'base64', media_type: data.mediaType, data: data.base64 },
 });
 
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  expect(JSON.stringify({ message: (error as Error).message })).not.toContain(KEY);
-  return error as ModelError;
-}
+const failure = (promise: Promise<unknown>) => modelFailure(promise, KEY);
 
 describe('anthropic provider: the request', () => {
   it('sends the whole conversation, the computer tool with the display and the key', async () => {

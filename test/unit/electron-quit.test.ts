@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startBenchtop } from '../../src/main/start-benchtop.js';
+import { sourceAppPaths } from '../helpers/app-paths.js';
 import { closeOnQuit } from '../../src/main/window/quit-handling.js';
 import { descendants, isAlive } from '../helpers/processes.js';
 
@@ -113,6 +114,7 @@ describe('quitting the app', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-quit-'));
     const windowKey = `sk_${'q'.repeat(32)}`;
     const benchtop = await startBenchtop({
+      paths: sourceAppPaths(),
       dataDir,
       env: {},
       windowKey,

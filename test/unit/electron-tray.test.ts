@@ -51,8 +51,9 @@ describe('the tray menu', () => {
 
   it('lifts every IP block, so a blocked address is served again', () => {
     const failures = server.core.guards.failures;
-    const limit = server.core.settings.limits.auth_failures_before_block;
-    server.core.settings.limits.auth_failures_before_block = 2;
+    const settings = server.core.settingsSource;
+    const before = settings.current();
+    settings.replace({ ...before, limits: { ...before.limits, auth_failures_before_block: 2 } });
     try {
       failures.record('10.0.0.9');
       failures.record('10.0.0.9');
@@ -61,7 +62,7 @@ describe('the tray menu', () => {
       expect(failures.blocks()).toEqual([]);
       expect(failures.blockedFor('10.0.0.9')).toBe(0);
     } finally {
-      server.core.settings.limits.auth_failures_before_block = limit;
+      settings.replace(before);
     }
   });
 

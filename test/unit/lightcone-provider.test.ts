@@ -1,15 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  ModelError,
   type ConversationItem,
   type ModelRequest,
   type ProviderContext,
 } from '../../src/main/core/models/model-provider.js';
 import { createLightconeProvider } from '../../src/main/core/models/providers/lightcone-provider.js';
-import { startFakeLightcone, type FakeLightcone } from '../helpers/fake-lightcone.js';
+import { startFakeLightcone } from '../helpers/fake-lightcone.js';
 import { modelRequest } from '../helpers/model-request.js';
+import { modelFailure, providerFixture, providerHarness } from '../helpers/provider-harness.js';
 
 const KEY = 'lc_live_s3cr3t-key-0123456789';
 const HINT = 'set LIGHTCONE_CLOUD_API_KEY in the environment Benchtop runs in';
@@ -17,17 +15,7 @@ const PNG = { mediaType: 'image/png', base64: 'iVBORw0KGgoAAAANSUhEUg' };
 const PNG_URL = `data:image/png;base64,${PNG.base64}`;
 const JPEG = { mediaType: 'image/jpeg', base64: '/9j/4AAQSkZJRg' };
 
-function fixture(name: string): any {
-  const path = join(
-    import.meta.dirname,
-    '..',
-    'fixtures',
-    'providers',
-    'lightcone',
-    `${name}.json`,
-  );
-  return JSON.parse(readFileSync(path, 'utf8'));
-}
+const fixture = (name: string) => providerFixture('lightcone', name);
 
 /** The recorded computer_call response with another action in it. */
 function withAction(action: unknown): any {
@@ -36,20 +24,19 @@ function withAction(action: unknown): any {
   return body;
 }
 
-let cloud: FakeLightcone;
-beforeAll(async () => void (cloud = await startFakeLightcone()));
-afterAll(() => cloud.close());
-beforeEach(() => void cloud.requests.splice(0));
-
-function provider(overrides: Partial<ProviderContext> = {}) {
-  return createLightconeProvider({
+const { fake: cloud, context } = providerHarness({
+  start: startFakeLightcone,
+  context: (url) => ({
     name: 'tzafon.northstar-cua-fast',
-    config: { provider: 'lightcone', base_url: cloud.url },
+    config: { provider: 'lightcone', base_url: url },
     apiKey: KEY,
     keyHint: HINT,
     timeoutMs: 5000,
-    ...overrides,
-  });
+  }),
+});
+
+function provider(overrides: Partial<ProviderContext> = {}) {
+  return createLightconeProvider(context(overrides));
 }
 
 const TASK: ConversationItem = {
@@ -63,15 +50,6 @@ const TASK: ConversationItem = {
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return modelRequest({ model: 'tzafon.northstar-cua-fast', conversation: [TASK], ...overrides });
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ModelError);
-  return error as ModelError;
 }
 
 describe('lightcone provider: the request', () => {
@@ -327,21 +305,21 @@ describe('lightcone provider: the answer', () => {
   ];
   it.each(malformed)('fails as bad_answer on %s', async (_name, action, message) => {
     cloud.reply({ json: withAction(action) });
-    const error = await failure(provider().respond(request()));
+    const error = await modelFailure(provider().respond(request()));
     expect(error.kind).toBe('bad_answer');
     expect(error.message).toMatch(message);
   });
 
   it('fails as bad_answer on a computer action when the request had no computer tool', async () => {
     cloud.reply({ json: fixture('computer-call') });
-    const error = await failure(provider().respond(request({ computer: null })));
+    const error = await modelFailure(provider().respond(request({ computer: null })));
     expect(error.kind).toBe('bad_answer');
     expect(error.message).toMatch(/no computer tool/);
   });
 
   it('fails as rejected when the cloud reports a failed response', async () => {
     cloud.reply({ json: fixture('failed') });
-    const error = await failure(provider().respond(request()));
+    const error = await modelFailure(provider().respond(request()));
     expect(error.kind).toBe('rejected');
     expect(error.message).toContain('temporarily overloaded');
   });
@@ -349,7 +327,7 @@ describe('lightcone provider: the answer', () => {
 
 describe('lightcone provider: failures', () => {
   it('fails with auth before any HTTP when no key is set', async () => {
-    const error = await failure(provider({ apiKey: undefined }).respond(request()));
+    const error = await modelFailure(provider({ apiKey: undefined }).respond(request()));
     expect(error.kind).toBe('auth');
     expect(error.message).toContain(HINT);
     expect(cloud.requests).toHaveLength(0);
@@ -357,7 +335,7 @@ describe('lightcone provider: failures', () => {
 
   it('says which key to set when the cloud refuses it, without the key', async () => {
     cloud.reply({ status: 401, json: fixture('error-401') });
-    const error = await failure(provider().respond(request()));
+    const error = await modelFailure(provider().respond(request()));
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('LIGHTCONE_CLOUD_API_KEY');
     expect(error.message).not.toContain(KEY);
@@ -365,7 +343,7 @@ describe('lightcone provider: failures', () => {
 
   it('passes the cloud’s own message on other HTTP errors, key removed', async () => {
     cloud.reply({ status: 400, json: { error: { message: `bad input for key ${KEY}` } } });
-    const error = await failure(provider().respond(request()));
+    const error = await modelFailure(provider().respond(request()));
     expect(error.kind).toBe('rejected');
     expect(error.message).toContain('HTTP 400');
     expect(error.message).toContain('bad input');
@@ -374,14 +352,14 @@ describe('lightcone provider: failures', () => {
 
   it('reports garbage as bad_answer', async () => {
     cloud.reply({ text: '<html>502 Bad Gateway</html>' });
-    const error = await failure(provider().respond(request()));
+    const error = await modelFailure(provider().respond(request()));
     expect(error.kind).toBe('bad_answer');
     expect(error.message).toContain('not JSON');
   });
 
   it('times out on a slow cloud', async () => {
     cloud.reply({ delayMs: 2000, json: fixture('message') });
-    const error = await failure(provider({ timeoutMs: 200 }).respond(request()));
+    const error = await modelFailure(provider({ timeoutMs: 200 }).respond(request()));
     expect(error.kind).toBe('timeout');
     expect(error.message).toContain('timeout_ms');
   });
@@ -389,7 +367,7 @@ describe('lightcone provider: failures', () => {
   it('reports a cloud that is not there as unreachable', async () => {
     const dead = await startFakeLightcone();
     await dead.close();
-    const error = await failure(
+    const error = await modelFailure(
       provider({ config: { provider: 'lightcone', base_url: dead.url } }).respond(request()),
     );
     expect(error.kind).toBe('unreachable');
@@ -433,7 +411,7 @@ describe('lightcone provider: chat', () => {
 
   it('fails the streaming call itself when the key is refused', async () => {
     cloud.reply({ status: 401, json: fixture('error-401') });
-    const error = await failure(
+    const error = await modelFailure(
       provider().chat({ body: { ...body, stream: true }, signal: new AbortController().signal }),
     );
     expect(error.kind).toBe('auth');
@@ -441,7 +419,9 @@ describe('lightcone provider: chat', () => {
 
   it('rejects a chat answer that is not a completion', async () => {
     cloud.reply({ json: { hello: 'world' } });
-    const error = await failure(provider().chat({ body, signal: new AbortController().signal }));
+    const error = await modelFailure(
+      provider().chat({ body, signal: new AbortController().signal }),
+    );
     expect(error.kind).toBe('bad_answer');
   });
 });

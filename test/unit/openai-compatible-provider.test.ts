@@ -1,45 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type {
-  ConversationItem,
-  ModelRequest,
-  ProviderContext,
-} from '../../src/main/core/models/model-provider.js';
+import { describe, expect, it } from 'vitest';
+import type { ConversationItem, ModelRequest } from '../../src/main/core/models/model-provider.js';
 import { createOpenAICompatibleProvider } from '../../src/main/core/models/providers/openai-compatible-provider.js';
 import { OUTPUT_ACTION_TYPES } from '../../src/shared/responses.js';
-import {
-  startFakeChatCompletions,
-  type FakeChatCompletions,
-} from '../helpers/fake-chat-completions.js';
+import { startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { modelRequest } from '../helpers/model-request.js';
+import { providerFixture, providerHarness } from '../helpers/provider-harness.js';
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'providers', 'openai-compatible');
-const fixture = (name: string): unknown =>
-  JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8'));
-
+const fixture = (name: string): unknown => providerFixture('openai-compatible', name);
 const KEY = 'sk-local-very-secret-0123456789';
 const SHOT = { mediaType: 'image/png', base64: 'iVBORw0KGgoAAAANSUhEUg==' };
 const OLD_SHOT = { mediaType: 'image/png', base64: 'b2xkZXItc2NyZWVuc2hvdA==' };
 
-let fake: FakeChatCompletions;
-beforeEach(async () => {
-  fake = await startFakeChatCompletions();
-});
-afterEach(async () => {
-  await fake.close();
-});
-
-function context(overrides: Partial<ProviderContext> = {}): ProviderContext {
-  return {
+const { fake, context } = providerHarness({
+  start: startFakeChatCompletions,
+  context: (url) => ({
     name: 'local-vlm',
-    config: { provider: 'openai-compatible', base_url: fake.url, model: 'ui-tars-1.5-7b' },
+    config: { provider: 'openai-compatible', base_url: url, model: 'ui-tars-1.5-7b' },
     apiKey: undefined,
     keyHint: 'set LOCAL_VLM_KEY',
     timeoutMs: 5_000,
-    ...overrides,
-  };
-}
+  }),
+});
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return modelRequest({

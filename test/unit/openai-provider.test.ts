@@ -1,15 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseChord } from '../../src/main/core/computers/keys.js';
-import type {
-  ConversationItem,
-  ModelError,
-  ModelRequest,
-  ProviderContext,
-} from '../../src/main/core/models/model-provider.js';
+import { describe, expect, it } from 'vitest';
+import { parseChord } from '../../src/main/core/computers/keyboard/key-names.js';
+import type { ConversationItem, ModelRequest } from '../../src/main/core/models/model-provider.js';
 import { createOpenAIProvider } from '../../src/main/core/models/providers/openai-provider.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.js';
+import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { modelRequest } from '../helpers/model-request.js';
+import { modelFailure, providerFixture, providerHarness } from '../helpers/provider-harness.js';
 
 const KEY = 'sk-test-benchtop-0123456789-secret';
 const PNG_1 = { mediaType: 'image/png', base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAA' };
@@ -17,10 +12,7 @@ const PNG_2 = { mediaType: 'image/png', base64: 'iVBORw0KGgoAAAANSUhEUgAAAAIAAAA
 const url = (image: { mediaType: string; base64: string }) =>
   `data:${image.mediaType};base64,${image.base64}`;
 
-function fixture(name: string): Record<string, unknown> {
-  const path = new URL(`../fixtures/providers/openai/${name}.json`, import.meta.url);
-  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-}
+const fixture = (name: string) => providerFixture<Record<string, unknown>>('openai', name);
 
 /** A response with one preview computer_call carrying `action`. */
 function oneAction(action: Record<string, unknown>): Record<string, unknown> {
@@ -29,24 +21,16 @@ function oneAction(action: Record<string, unknown>): Record<string, unknown> {
   return { ...response, output: [{ ...call, action }] };
 }
 
-let fake: FakeOpenAI;
-beforeEach(async () => {
-  fake = await startFakeOpenAI();
-});
-afterEach(async () => {
-  await fake.close();
-});
-
-function context(overrides: Partial<ProviderContext> = {}): ProviderContext {
-  return {
+const { fake, context } = providerHarness({
+  start: startFakeOpenAI,
+  context: (url) => ({
     name: 'computer-use-preview',
-    config: { provider: 'openai', base_url: fake.url, api_key_env: 'OPENAI_API_KEY' },
+    config: { provider: 'openai', base_url: url, api_key_env: 'OPENAI_API_KEY' },
     apiKey: KEY,
     keyHint: 'set OPENAI_API_KEY',
     timeoutMs: 5000,
-    ...overrides,
-  };
-}
+  }),
+});
 
 const firstMessage: ConversationItem = {
   type: 'message',
@@ -69,15 +53,6 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
 
 function sent(index = 0): Record<string, unknown> {
   return fake.requests[index]!.body as Record<string, unknown>;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const error = await promise.then(
-    () => expect.fail('the call should have failed'),
-    (e: unknown) => e as ModelError,
-  );
-  expect(error.name).toBe('ModelError');
-  return error;
 }
 
 describe('openai provider: what it sends', () => {
@@ -439,7 +414,7 @@ describe('openai provider: the actions it translates', () => {
   ];
   it.each(malformed)('refuses %s as a bad answer naming it', async (_name, action, named) => {
     fake.reply({ json: oneAction(action) });
-    const error = await failure(createOpenAIProvider(context()).respond(request()));
+    const error = await modelFailure(createOpenAIProvider(context()).respond(request()));
     expect(error.kind).toBe('bad_answer');
     expect(error.message).toContain(named);
   });
@@ -448,7 +423,7 @@ describe('openai provider: the actions it translates', () => {
     const response = fixture('preview-click');
     const call = (response.output as Record<string, unknown>[])[1]!;
     fake.reply({ json: { ...response, output: [{ ...call, call_id: undefined }] } });
-    const error = await failure(createOpenAIProvider(context()).respond(request()));
+    const error = await modelFailure(createOpenAIProvider(context()).respond(request()));
     expect(error).toMatchObject({
       kind: 'bad_answer',
       message: expect.stringContaining('call_id'),
@@ -617,14 +592,14 @@ describe('openai provider: messages, functions, safety checks, refusals', () => 
 
   it('turns a response cut short into a rejection that says why', async () => {
     fake.reply({ json: fixture('incomplete') });
-    const error = await failure(createOpenAIProvider(context()).respond(request()));
+    const error = await modelFailure(createOpenAIProvider(context()).respond(request()));
     expect(error.kind).toBe('rejected');
     expect(error.message).toContain('max_output_tokens');
   });
 
   it('turns an error in a 200 body into a rejection carrying its message', async () => {
     fake.reply({ json: fixture('failed') });
-    const error = await failure(createOpenAIProvider(context()).respond(request()));
+    const error = await modelFailure(createOpenAIProvider(context()).respond(request()));
     expect(error).toMatchObject({
       kind: 'rejected',
       message: expect.stringContaining('The model failed to generate a response.'),
@@ -633,7 +608,7 @@ describe('openai provider: messages, functions, safety checks, refusals', () => 
 
   it('refuses a JSON answer without an output list', async () => {
     fake.reply({ json: { id: 'resp_x', object: 'response', status: 'completed' } });
-    const error = await failure(createOpenAIProvider(context()).respond(request()));
+    const error = await modelFailure(createOpenAIProvider(context()).respond(request()));
     expect(error.kind).toBe('bad_answer');
   });
 });
@@ -641,7 +616,7 @@ describe('openai provider: messages, functions, safety checks, refusals', () => 
 describe('openai provider: failures', () => {
   it('fails with auth before any request when there is no key', async () => {
     const provider = createOpenAIProvider(context({ apiKey: undefined }));
-    const error = await failure(provider.respond(request()));
+    const error = await modelFailure(provider.respond(request()));
     expect(error).toMatchObject({
       kind: 'auth',
       message: expect.stringContaining('set OPENAI_API_KEY'),
@@ -657,7 +632,7 @@ describe('openai provider: failures', () => {
 
   it('says what to set when OpenAI refuses the key, without showing it', async () => {
     fake.reply({ status: 401, json: fixture('error-401') });
-    const error = await failure(createOpenAIProvider(context()).respond(request()));
+    const error = await modelFailure(createOpenAIProvider(context()).respond(request()));
     expect(error.kind).toBe('auth');
     expect(error.message).toContain('OPENAI_API_KEY');
     expect(error.message).not.toContain(KEY);
@@ -666,7 +641,7 @@ describe('openai provider: failures', () => {
 
   it('passes on what OpenAI says about a refused request', async () => {
     fake.reply({ status: 400, json: fixture('error-400') });
-    const error = await failure(
+    const error = await modelFailure(
       createOpenAIProvider(context()).respond(request({ temperature: 0.5 })),
     );
     expect(error).toMatchObject({
@@ -681,7 +656,7 @@ describe('openai provider: failures', () => {
     const provider = createOpenAIProvider(
       context({ config: { provider: 'openai', base_url: dead.url } }),
     );
-    const error = await failure(provider.respond(request()));
+    const error = await modelFailure(provider.respond(request()));
     expect(error.kind).toBe('unreachable');
     expect(error.message).toContain(new URL(dead.url).origin);
   });
@@ -689,7 +664,7 @@ describe('openai provider: failures', () => {
   it('gives up on a slow server with a timeout', async () => {
     fake.reply({ json: fixture('preview-click'), delayMs: 1500 });
     const started = Date.now();
-    const error = await failure(
+    const error = await modelFailure(
       createOpenAIProvider(context({ timeoutMs: 200 })).respond(request()),
     );
     expect(error.kind).toBe('timeout');
@@ -698,7 +673,7 @@ describe('openai provider: failures', () => {
 
   it('calls an answer that is not JSON a bad answer', async () => {
     fake.reply({ text: '<html><body>502 Bad Gateway</body></html>' });
-    const error = await failure(createOpenAIProvider(context()).respond(request()));
+    const error = await modelFailure(createOpenAIProvider(context()).respond(request()));
     expect(error).toMatchObject({
       kind: 'bad_answer',
       message: expect.stringContaining('Bad Gateway'),

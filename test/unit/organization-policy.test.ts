@@ -8,8 +8,11 @@ const missing: SandboxSupport = { available: false, reason: 'bubblewrap is not i
 const present: SandboxSupport = { available: true };
 
 function policy(settings: SettingsInput, support: SandboxSupport = present) {
-  return new OrganizationPolicy(Settings.parse(settings), '/nonexistent', () =>
-    Promise.resolve(support),
+  const parsed = Settings.parse(settings);
+  return new OrganizationPolicy(
+    () => parsed,
+    '/nonexistent',
+    () => Promise.resolve(support),
   );
 }
 
@@ -60,7 +63,7 @@ describe('what an organization may do', () => {
     const computer = {
       id: 'comp_1',
       org: 'acme',
-      init: { workspace: '/nonexistent', sandboxed: false },
+      spec: { workspace: '/nonexistent', sandboxed: false },
       ended: new AbortController(),
     };
     await expect(policy({}, missing).sandboxOf(computer)).rejects.toMatchObject({

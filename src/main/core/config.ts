@@ -25,6 +25,8 @@ const NON_SETTING_VARIABLES = new Set([
   'BENCHTOP_CONFIG',
   'BENCHTOP_API_KEY',
   'BENCHTOP_CHROMIUM',
+  // The crash tests' fault point in saves (core/store/environment-store.ts).
+  'BENCHTOP_TEST_STOP_SAVE',
 ]);
 const SHORTHAND_VARIABLES: Record<string, string> = {
   BENCHTOP_PORT: 'server.port',
@@ -171,4 +173,12 @@ export function deepMerge(
     out[key] = isPlainObject(value) && isPlainObject(out[key]) ? deepMerge(out[key], value) : value;
   }
   return out;
+}
+
+/** The proxy URL without its password, for results and logs. */
+export function redactProxy(proxyUrl: string): string {
+  if (!proxyUrl) return '';
+  const url = new URL(proxyUrl);
+  if (url.password) url.password = '***';
+  return url.href.replace(/\/$/, '');
 }

@@ -1,16 +1,23 @@
 import { join } from 'node:path';
 import { TaskService } from './agent/task-service.js';
-import { ActionRunner } from './computers/action-runner.js';
+import { ActionRunner } from './actions/action-runner.js';
 import { AuthFailures } from './guards/auth-failures.js';
 import { IpBlockFiles } from './guards/ip-block-files.js';
 import { TokenBuckets } from './guards/token-buckets.js';
 import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
+import { ComputerService } from './computers/computer-service.js';
+import { BrowserDriver } from './computers/drivers/browser-driver.js';
+import { DesktopDriver } from './computers/drivers/desktop-driver.js';
+import type { ComputerDriver } from './computers/drivers/driver.js';
+import { HostDriver } from './computers/drivers/host-driver.js';
 import { ComputerEvents } from './events/computer-events.js';
 import { ShellService } from './shell/shell-service.js';
 import { hostEnv, OrganizationPolicy } from './sandbox/organization-policy.js';
+import type { ComputerKind } from '../../shared/computers.js';
 import type { Settings } from './config.js';
 import { SettingsService } from './settings-service.js';
+import { SettingsSource } from './runtime/settings-source.js';
 import { ScreenshotStore } from './screenshots/screenshot-store.js';
 import { ScreencastHub } from './screencast/screencast-hub.js';
 import { ChatService } from './models/chat-service.js';
@@ -24,6 +31,7 @@ import { TaskStore } from './store/task-store.js';
 import { KeyStore } from './store/key-store.js';
 import { OrgStorage } from './store/org-storage.js';
 import { preparePrivateDataDir } from './store/private-files.js';
+import type { WorkerEntry } from './computers/desktop/worker-client.js';
 
 export type CoreOptions = {
   settings: Settings;
@@ -34,51 +42,82 @@ export type CoreOptions = {
   watchKeys?: boolean;
   /** Settings from BENCHTOP_CONFIG, BENCHTOP_* variables and flags: they stay above config.json. */
   overrides?: Record<string, unknown>;
+  /** The desktop worker's module (the desktop drivers fork it), resolved where the app is composed. */
+  workerEntry: WorkerEntry;
 };
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
 
 /** Builds everything from settings. Plain Node: no Electron, no Express. */
 export async function createCore(options: CoreOptions) {
-  const { settings, dataDir } = options;
+  const { dataDir } = options;
+  // Frozen snapshots: a settings change replaces the snapshot, and everything below reads the
+  // current one where it uses a value (never a section kept from start).
+  const source = new SettingsSource(options.settings);
+  const settings = () => source.current();
   preparePrivateDataDir(dataDir);
   const keys = new KeyStore(dataDir, { watch: options.watchKeys });
   if (options.trustedKey) keys.trustKey(options.trustedKey, 'local');
   const screenshots = new ScreenshotStore(
     join(dataDir, 'screenshots'),
-    () => settings.limits.screenshots_per_computer,
+    () => settings().limits.screenshots_per_computer,
   );
   await screenshots.init();
   const environments = new EnvironmentStore(join(dataDir, 'environments'));
   await environments.init();
-  const browsers = new BrowserHost(settings.browser);
+  // Its launch options and warm pool are restart keys: the snapshot at start is theirs for good.
+  const browsers = new BrowserHost(settings().browser);
   const events = new ComputerEvents();
   const policy = new OrganizationPolicy(settings, join(dataDir, 'computers'));
   await policy.init();
-  const computers = new ComputerRegistry({
+  const { workerEntry } = options;
+  const host = new HostDriver({ environments, settings, workerEntry });
+  const drivers = new Map<ComputerKind, ComputerDriver>([
+    ['browser', new BrowserDriver({ browsers, environments, settings })],
+    ['desktop', new DesktopDriver({ environments, settings, host, workerEntry })],
+  ]);
+  const registry = new ComputerRegistry({
+    drivers,
     policy,
-    settings,
-    browsers,
+    quota: (kind) =>
+      kind === 'browser' ? settings().limits.browsers_per_org : settings().limits.desktops_per_org,
+    maxTabs: () => settings().limits.max_tabs,
     screenshots,
     workspaces: join(dataDir, 'workspaces'),
     environments,
     events,
   });
-  let baseUrl = `http://${settings.server.host}:${settings.server.port}`;
-  const shell = new ShellService({ events, policy, hostEnv: () => hostEnv(settings) });
+  const server = settings().server;
+  let baseUrl = `http://${server.host}:${server.port}`;
+  const shell = new ShellService({ events, policy, hostEnv: () => hostEnv(settings()) });
   const actions = new ActionRunner({
     screenshots,
     baseUrl: () => baseUrl,
     shell,
     events,
   });
+  const computers = new ComputerService({
+    registry,
+    actions,
+    shell,
+    baseUrl: () => baseUrl,
+  });
   const database = openDatabase(join(dataDir, 'benchtop.sqlite'));
-  const storage = new OrgStorage(database, () => settings.limits);
-  const models = new ModelRegistry(settings.models);
+  const storage = new OrgStorage(database, () => settings().limits);
+  const models = new ModelRegistry(() => settings().models);
+  // Read through getters: each image request sees the limits and hosts as they are now.
+  const imageSettings = {
+    get server() {
+      return settings().server;
+    },
+    get limits() {
+      return settings().limits;
+    },
+  };
   const responses = new ResponsesService(
     new ResponseStore(database, storage),
     models,
-    new ImageResolver(screenshots, () => baseUrl, settings),
+    new ImageResolver(screenshots, () => baseUrl, imageSettings),
   );
   const chat = new ChatService(models);
   const tasks = new TaskService({
@@ -87,40 +126,42 @@ export async function createCore(options: CoreOptions) {
     actions,
     events,
     screenshots,
-    computers,
+    computers: registry,
     models,
   });
   // Read on every request, so a settings change applies at once.
   const guards = {
-    failures: new AuthFailures(() => settings.limits.auth_failures_before_block),
+    failures: new AuthFailures(() => settings().limits.auth_failures_before_block),
     buckets: new TokenBuckets(() => ({
-      rate: settings.limits.requests_per_second,
-      burst: settings.limits.burst,
+      rate: settings().limits.requests_per_second,
+      burst: settings().limits.burst,
     })),
   };
   const settingsService = new SettingsService({
-    current: settings,
+    source,
     dataDir,
     overrides: options.overrides,
-    onApplied: () => computers.settingsChanged(),
   });
+  source.subscribe(() => registry.settingsChanged());
   const blockFiles = new IpBlockFiles(dataDir, guards.failures);
   browsers.prewarm();
 
   const screencasts = new ScreencastHub();
 
   return {
-    settings,
-    dataDir,
+    /** The settings as they are now: a frozen snapshot (change them through settingsService). */
+    get settings() {
+      return source.current();
+    },
+    /** The snapshots themselves (tests replace one to try a limit that flags would override). */
+    settingsSource: source,
     keys,
     computers,
     environments,
     screencasts,
-    actions,
     screenshots,
     browsers,
     events,
-    shell,
     models,
     responses,
     chat,
@@ -141,7 +182,7 @@ export async function createCore(options: CoreOptions) {
         () => tasks.close(),
         () => blockFiles.close(),
         () => screencasts.close(),
-        () => computers.close(),
+        () => registry.close(),
         () => browsers.close(),
         () => responses.close(),
         () => screenshots.close(),

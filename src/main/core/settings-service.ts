@@ -1,16 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { MASKED_SECRET, type SettingsAnswer } from '../../shared/settings.js';
-import { redactProxy } from './computers/browser/browser-operator.js';
-import { deepMerge, isPlainObject, Settings } from './config.js';
+import { deepMerge, isPlainObject, redactProxy, Settings } from './config.js';
 import { invalidRequest } from './errors.js';
+import type { SettingsSource } from './runtime/settings-source.js';
 import { readStoredSettings, writeStoredSettings } from './store/settings-store.js';
 
 type Values = Record<string, unknown>;
 
 /**
  * Read once at start: the listener, and the one shared Chromium's launch options and warm pool.
- * Every other key is read where it is used, from the one Settings object changed in place here.
+ * Every other key is read where it is used, from the snapshot current at that moment.
  */
 export const RESTART_KEYS: readonly string[] = [
   'server.host',
@@ -23,27 +23,23 @@ export const RESTART_KEYS: readonly string[] = [
 const DEFAULTS = Settings.parse({});
 
 export type SettingsServiceOptions = {
-  /** The settings core runs with; live keys are changed in this very object. */
-  current: Settings;
+  /** The settings core runs with: a change replaces its snapshot (restart keys keep theirs). */
+  source: SettingsSource;
   dataDir: string;
   /** BENCHTOP_CONFIG, BENCHTOP_* variables and flags merged: they stay above config.json. */
   overrides?: Values;
-  /** Told after a change was applied, for what holds on to a setting (a desktop's terminal). */
-  onApplied?: () => void;
 };
 
 /** The settings screen's view of config.json: read masked, patch, store, apply what can be. */
 export class SettingsService {
-  private readonly current: Settings;
+  private readonly source: SettingsSource;
   private readonly dataDir: string;
   private readonly overrides: Values;
   private readonly storedAtStart: Values;
   private stored: Values;
-  private readonly onApplied: () => void;
 
   constructor(options: SettingsServiceOptions) {
-    this.current = options.current;
-    this.onApplied = options.onApplied ?? (() => {});
+    this.source = options.source;
     this.dataDir = options.dataDir;
     this.overrides = options.overrides ?? {};
     this.stored = readStoredSettings(this.dataDir);
@@ -74,7 +70,6 @@ export class SettingsService {
     writeStoredSettings(this.dataDir, next);
     this.stored = next;
     this.apply(effective);
-    this.onApplied();
     return this.get();
   }
 
@@ -82,19 +77,15 @@ export class SettingsService {
     return Settings.parse(deepMerge(stored, this.overrides));
   }
 
-  /** Writes changed live keys into the running settings object (restart keys wait). */
+  /** Replaces the running snapshot by `next`, except restart keys, which keep their values. */
   private apply(next: Settings): void {
-    const current = this.current as unknown as Record<string, Values>;
-    for (const [section, values] of Object.entries(next as unknown as Record<string, Values>)) {
-      for (const [key, value] of Object.entries(values)) {
-        if (RESTART_KEYS.includes(`${section}.${key}`)) continue;
-        if (!isDeepStrictEqual(current[section]![key], value)) current[section]![key] = value;
-      }
-      // A section that is a record (organizations) loses the entries a patch removed.
-      for (const key of Object.keys(current[section]!)) {
-        if (!(key in values)) delete current[section]![key];
-      }
+    const current = this.source.current() as unknown as Record<string, Values>;
+    const applied = structuredClone(next) as unknown as Record<string, Values>;
+    for (const key of RESTART_KEYS) {
+      const [section, name] = key.split('.') as [string, string];
+      applied[section]![name] = current[section]![name];
     }
+    this.source.replace(applied as unknown as Settings);
   }
 
   /** The patch without secrets sent back masked, so the stored ones stay. */
@@ -107,7 +98,7 @@ export class SettingsService {
       }
     }
     // proxy is a live key: the running value is the one GET showed masked.
-    const url = this.current.proxy.advanced_proxy_url;
+    const url = this.source.current().proxy.advanced_proxy_url;
     if (isPlainObject(out.proxy) && url && out.proxy.advanced_proxy_url === maskProxy(url)) {
       delete out.proxy.advanced_proxy_url;
     }

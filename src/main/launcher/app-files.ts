@@ -3,13 +3,15 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { buildOutputs, isBuildStale } from './start-plan.js';
 
-const require = createRequire(import.meta.url);
+const requireHere = createRequire(import.meta.url);
 
 /**
  * The executable the `electron` package points at, if it was downloaded. Installed with
  * ELECTRON_SKIP_BINARY_DOWNLOAD, the package throws when asked for its path.
  */
-export function findElectron(load: () => unknown = () => require('electron')): string | undefined {
+export function findElectron(
+  load: () => unknown = () => requireHere('electron'),
+): string | undefined {
   try {
     const binary = load();
     return typeof binary === 'string' && existsSync(binary) ? binary : undefined;
@@ -46,7 +48,7 @@ export function needsBuild(appDir: string): boolean {
 /** electron-vite's command-line entry, or undefined in an install without dev dependencies. */
 export function electronViteCli(): string | undefined {
   try {
-    return join(require.resolve('electron-vite/package.json'), '..', 'bin', 'electron-vite.js');
+    return join(requireHere.resolve('electron-vite/package.json'), '..', 'bin', 'electron-vite.js');
   } catch {
     return undefined;
   }

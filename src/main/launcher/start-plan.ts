@@ -61,10 +61,16 @@ export function planStart(facts: StartFacts): StartPlan {
   return { mode: 'electron', binary: facts.electronBinary, args, env, notes };
 }
 
-/** The build's entry files: Electron needs all three, the headless /ui/ needs the renderer. */
+/**
+ * The build's entry files: the window needs the main, preload and renderer; the headless server
+ * its CLI, the desktop worker and the renderer (for /ui/); `npm start` the launcher.
+ */
 export function buildOutputs(appDir: string): string[] {
   return [
     join(appDir, 'out', 'main', 'index.js'),
+    join(appDir, 'out', 'main', 'cli.js'),
+    join(appDir, 'out', 'main', 'desktop-worker.js'),
+    join(appDir, 'out', 'main', 'launcher.js'),
     join(appDir, 'out', 'preload', 'index.cjs'),
     join(appDir, 'out', 'renderer', 'index.html'),
   ];

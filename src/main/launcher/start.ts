@@ -1,13 +1,19 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { launch } from '../core/runtime/process-supervisor.js';
 import { electronViteCli, findElectron, needsBuild } from './app-files.js';
 import { planStart } from './start-plan.js';
 
-/** `npm start` (the window, or headless where it cannot open) and `npm run serve` (headless). */
-const appDir = join(import.meta.dirname, '..', '..', '..');
+/**
+ * `npm start` (the window, or headless where it cannot open) and `npm run serve` (headless), run
+ * built as out/main/launcher.js by bin/start.js: the repository is two folders up.
+ */
+const appDir = join(import.meta.dirname, '..', '..');
 
-/** Builds with electron-vite when out/ is stale; false if that was needed and failed. */
-function buildIfStale(): boolean {
+/**
+ * Builds with electron-vite when out/ is older than src/; false if that was needed and failed.
+ * This launcher keeps running as it was loaded; what it starts next is the new build.
+ */
+async function buildIfStale(): Promise<boolean> {
   if (!needsBuild(appDir)) return true;
   console.log('benchtop: building the app (out/ is missing or older than src/)');
   const cli = electronViteCli();
@@ -15,8 +21,13 @@ function buildIfStale(): boolean {
     console.error('benchtop: electron-vite is not installed (npm ci installs it); not building');
     return false;
   }
-  const result = spawnSync(process.execPath, [cli, 'build'], { cwd: appDir, stdio: 'inherit' });
-  return result.status === 0;
+  const build = await launch(process.execPath, [cli, 'build'], {
+    cwd: appDir,
+    stdio: 'inherit',
+    group: false,
+  });
+  const { code } = await build.exited;
+  return code === 0;
 }
 
 async function startHeadless(args: string[], reason: string | undefined): Promise<void> {
@@ -25,18 +36,22 @@ async function startHeadless(args: string[], reason: string | undefined): Promis
   await import('../cli.js');
 }
 
-function startElectron(binary: string, args: string[], env: NodeJS.ProcessEnv): void {
-  const child = spawn(binary, args, { cwd: appDir, env, stdio: 'inherit' });
+async function startElectron(binary: string, args: string[], env: NodeJS.ProcessEnv) {
+  // In this process's group: a terminal's Ctrl+C reaches it directly too.
+  const electron = await launch(binary, args, { cwd: appDir, env, stdio: 'inherit', group: false });
   // Passed on (a terminal's Ctrl+C reaches Electron twice, which it takes as one quit); the app
   // closes every computer and its exit ends this process.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => electron.kill(signal));
+  }
+  const { code, signal } = await electron.exited;
+  process.exit(code ?? (signal ? 1 : 0));
 }
 
 async function main(argv: string[]): Promise<void> {
   const headlessRequested = argv.includes('--headless');
   const args = argv.filter((arg) => arg !== '--headless');
-  const built = buildIfStale();
+  const built = await buildIfStale();
   const plan = planStart({
     platform: process.platform,
     env: process.env,
@@ -46,12 +61,12 @@ async function main(argv: string[]): Promise<void> {
     appDir,
   });
   if (plan.mode === 'headless') {
-    if (!built) console.error('benchtop: the build failed; /ui/ serves the previous build, if any');
+    if (!built) console.error('benchtop: the build failed; starting the previous build');
     return startHeadless(args, plan.reason);
   }
   if (!built) throw new Error('the app could not be built; fix `npm run build` and start again');
   for (const note of plan.notes) console.log(`benchtop: ${note}`);
-  startElectron(plan.binary, plan.args, plan.env);
+  await startElectron(plan.binary, plan.args, plan.env);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -7,19 +7,14 @@ import type { TokenBuckets } from '../core/guards/token-buckets.js';
 export type AuthGuards = { failures: AuthFailures; buckets: TokenBuckets };
 
 /**
- * Every route but the public ones needs `Authorization: Bearer <key>`. An address with too many
+ * Every route mounted after this needs `Authorization: Bearer <key>`. An address with too many
  * failed attempts is blocked for requests without a valid key only: guessing stops (a wrong key
  * gets the same 403 as no key, so a guess learns nothing), while the machine's owner, whose
  * clients share the address with whatever failed (a stray script, a web page), keeps working.
  * Each organization has its own request rate, however many keys it has.
  */
-export function requireKey(
-  keys: KeyStore,
-  isPublic: (path: string) => boolean,
-  guards: AuthGuards,
-): RequestHandler {
+export function requireKey(keys: KeyStore, guards: AuthGuards): RequestHandler {
   return (req, res, next) => {
-    if (isPublic(req.path)) return next();
     const ip = req.socket.remoteAddress ?? 'unknown';
     const header = req.headers.authorization;
     const match = header?.match(/^Bearer\s+(\S+)\s*$/i);

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Response } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
 import { BenchtopError } from '../core/errors.js';
 import { storageMessage, storageProblem } from '../core/storage-errors.js';
@@ -53,4 +53,34 @@ export function errorMapper(log: (message: string) => void): ErrorRequestHandler
       `internal error (request ${res.locals.requestId as string}); see the Benchtop log`,
     );
   };
+}
+
+/**
+ * Reads a JSON body whatever its Content-Type says (the SDKs send JSON, sometimes an empty body
+ * with a JSON content type, sometimes nothing): a body that is too large or not JSON becomes the
+ * contract's error.
+ */
+export function jsonBody(limitBytes: number): RequestHandler {
+  const parse = express.json({ limit: limitBytes, type: () => true, strict: false });
+  return (req, res, next) =>
+    parse(req, res, (error?: unknown) =>
+      next(error === undefined ? undefined : bodyError(error, limitBytes)),
+    );
+}
+
+function bodyError(error: unknown, limitBytes: number): BenchtopError {
+  const { type, message } = error as { type?: string; message?: string };
+  if (type === 'entity.too.large') {
+    return new BenchtopError(
+      'payload_too_large',
+      `the body is larger than ${limitBytes / 1024 / 1024} MiB`,
+      { cause: error },
+    );
+  }
+  if (type === 'entity.parse.failed') {
+    return new BenchtopError('invalid_request', 'body is not valid JSON', { cause: error });
+  }
+  return new BenchtopError('invalid_request', `the body could not be read: ${message ?? type}`, {
+    cause: error,
+  });
 }

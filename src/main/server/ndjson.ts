@@ -8,7 +8,11 @@ export class NdjsonWriter {
   /** Aborted when the client goes away before the answer is complete. */
   readonly closed: AbortSignal;
 
-  constructor(private readonly res: Response) {
+  /** `check` names what is wrong with a line (tests check answers against the contract). */
+  constructor(
+    private readonly res: Response,
+    private readonly check?: (line: object) => string | undefined,
+  ) {
     const controller = new AbortController();
     this.closed = controller.signal;
     res.once('close', () => {
@@ -26,7 +30,7 @@ export class NdjsonWriter {
 
   /** Writes a line; the promise, when there is one, settles once the client has caught up. */
   write(line: object): Promise<void> | undefined {
-    if (this.closed.aborted) return undefined;
+    if (this.closed.aborted || !this.valid(line)) return undefined;
     if (this.res.write(`${JSON.stringify(line)}\n`)) return undefined;
     return new Promise((resolve) => {
       const done = () => {
@@ -45,7 +49,15 @@ export class NdjsonWriter {
 
   /** A whole answer of one line (a request refused before anything started). */
   only(line: object): void {
+    if (!this.valid(line)) return;
     this.res.status(200).type('application/x-ndjson; charset=utf-8');
     this.res.end(`${JSON.stringify(line)}\n`);
+  }
+
+  /** A line the contract does not allow ends the answer: a half answer fails the client's test. */
+  private valid(line: object): boolean {
+    if (!this.check?.(line)) return true;
+    this.res.destroy();
+    return false;
   }
 }

@@ -1,19 +1,20 @@
 import { z } from 'zod';
 import { ErrorBody } from '../../shared/errors.js';
-import type { RegisteredRoute } from './route-spec.js';
+import type { Answer, RouteDef } from '../../shared/contract/route.js';
 
 type JsonSchema = Record<string, unknown>;
+type Convert = (schema: z.ZodType, io: 'input' | 'output') => JsonSchema;
 
 /**
- * The OpenAPI 3.1 document, generated from the very schemas the routes validate with. Named
- * schemas (.meta({id})) become components.
+ * The OpenAPI 3.1 document, generated from the route table: the very schemas the server
+ * validates requests (and, in tests, answers) with. Named schemas (.meta({id})) become components.
  */
 export function buildOpenApi(
-  routes: RegisteredRoute[],
+  routes: readonly RouteDef[],
   info: { version: string; baseUrl: string },
 ) {
   const components: Record<string, JsonSchema> = {};
-  const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const convert: Convert = (schema, io) => {
     const json = z.toJSONSchema(schema, {
       io,
       unrepresentable: 'any',
@@ -27,32 +28,34 @@ export function buildOpenApi(
   const errorRef = convert(ErrorBody, 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const path = route.path.replace(/:(\w+)/g, '{$1}');
-    const parameters = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
-      name,
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
-    if (route.query) {
-      const query = convert(route.query, 'input') as { properties?: Record<string, JsonSchema> };
-      for (const [name, schema] of Object.entries(query.properties ?? {}))
-        parameters.push({ name, in: 'query', required: false, schema } as never);
-    }
-    const bodySchema = route.bodyDoc ?? route.body;
-    (paths[path] ??= {})[route.method] = {
+    const parameters = [
+      ...fieldsOf(route.params, convert).map(([name, schema]) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema,
+      })),
+      ...fieldsOf(route.query, convert).map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema,
+      })),
+    ];
+    (paths[route.path] ??= {})[route.method] = {
+      operationId: route.name,
       summary: route.summary,
       tags: [route.tag],
       ...(route.public && { security: [] }),
-      ...(parameters.length && { parameters }),
-      ...(bodySchema && {
+      ...(parameters.length > 0 && { parameters }),
+      ...(route.body && {
         requestBody: {
           required: false,
-          content: { 'application/json': { schema: convert(bodySchema, 'input') } },
+          content: { 'application/json': { schema: convert(route.body, 'input') } },
         },
       }),
       responses: {
-        ...successResponse(route, convert),
+        ...successResponse(route.answer, convert),
         default: { description: 'Error', content: { 'application/json': { schema: errorRef } } },
       },
     };
@@ -70,21 +73,48 @@ export function buildOpenApi(
   };
 }
 
-function successResponse(
-  route: RegisteredRoute,
-  convert: (schema: z.ZodType, io: 'output') => JsonSchema,
-) {
-  if (route.produces) {
-    const schema = route.response && { schema: convert(route.response, 'output') };
-    return { 200: { description: 'OK', content: { [route.produces]: schema ?? {} } } };
+function fieldsOf(schema: z.ZodObject | undefined, convert: Convert): Array<[string, JsonSchema]> {
+  if (!schema) return [];
+  const json = convert(schema, 'input') as { properties?: Record<string, JsonSchema> };
+  return Object.entries(json.properties ?? {});
+}
+
+function successResponse(answer: Answer, convert: Convert) {
+  const content = (type: string, schema: z.ZodType) => ({
+    [type]: { schema: convert(schema, 'output') },
+  });
+  switch (answer.kind) {
+    case 'empty':
+      return { 204: { description: 'No Content' } };
+    case 'binary':
+      return { 200: { description: 'OK', content: { [answer.contentType]: {} } } };
+    case 'sse':
+      return {
+        200: {
+          description: 'Server-Sent Events; each event’s data is this JSON',
+          content: content('text/event-stream', answer.event),
+        },
+      };
+    case 'ndjson':
+      return {
+        200: {
+          description: 'One JSON object per line',
+          content: content('application/x-ndjson', answer.line),
+        },
+      };
+    case 'json':
+      return {
+        200: {
+          description: answer.events
+            ? 'OK; with `stream: true`, Server-Sent Events whose data is the event schema'
+            : 'OK',
+          content: {
+            ...content('application/json', answer.schema),
+            ...(answer.events && content('text/event-stream', answer.events)),
+          },
+        },
+      };
   }
-  if (!route.response) return { [route.method === 'delete' ? 204 : 200]: { description: 'OK' } };
-  return {
-    200: {
-      description: 'OK',
-      content: { 'application/json': { schema: convert(route.response, 'output') } },
-    },
-  };
 }
 
 function relink(schema: JsonSchema): JsonSchema {

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Application, Request, Response } from 'express';
 
 /** Comments at least this often on every stream: the SDKs give up after 60 s of silence. */
 export const HEARTBEAT_MS = 15_000;
@@ -28,11 +28,31 @@ export type SseStream = {
   readonly closed: boolean;
 };
 
+export type SseOptions = {
+  /** Milliseconds between heartbeat comments (default HEARTBEAT_MS; tests shorten it). */
+  heartbeatMs?: number;
+};
+
+const APP_SETTING = 'sse options';
+
+/** The options every stream the app opens uses, unless a route passes its own. */
+export function setSseOptions(app: Application, options: SseOptions): void {
+  app.set(APP_SETTING, options);
+}
+
+function appOptions(req: Request): SseOptions {
+  return (req.app?.get(APP_SETTING) as SseOptions | undefined) ?? {};
+}
+
 /**
  * Server-Sent Events on an Express response: JSON data on every event, never `[DONE]`, heartbeat
  * comments, backpressure, and every subscription disposed when the client goes away.
  */
-export function openSse(req: Request, res: Response): SseStream {
+export function openSse(
+  req: Request,
+  res: Response,
+  options: SseOptions = appOptions(req),
+): SseStream {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
@@ -80,7 +100,10 @@ export function openSse(req: Request, res: Response): SseStream {
     }
   });
   res.on('close', close);
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+  const heartbeat = setInterval(
+    () => write(': heartbeat\n\n'),
+    options.heartbeatMs ?? HEARTBEAT_MS,
+  );
   heartbeat.unref();
 
   const format = (data: unknown, event?: string) =>

@@ -1,7 +1,8 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { ApiContext } from './api/api-context.js';
-import { Api } from './api/client.js';
 import { forgetKey, rememberKey, type Connection } from './api/connection.js';
+import { createWindowClient } from './api/window-client.js';
 import { href, useHashRoute, type Route } from './hooks/use-hash-route.js';
 import { LiveScreen } from './live/live-screen.js';
 import { SessionsScreen } from './sessions/sessions-screen.js';
@@ -10,12 +11,18 @@ import { TasksScreen } from './tasks/tasks-screen.js';
 
 export function App({ initial }: { initial: Connection | undefined }) {
   const [connection, setConnection] = useState(initial);
-  const api = useMemo(() => connection && new Api(connection), [connection]);
+  const api = useMemo(
+    () => connection && { client: createWindowClient(connection), connection },
+    [connection],
+  );
   const route = useHashRoute();
+  const queryClient = useQueryClient();
   if (!api) return <KeyPrompt onKey={(key) => setConnection(rememberKey(key))} />;
   const signOut = () => {
     forgetKey();
     setConnection(undefined);
+    // What one key was shown is not for the next one.
+    queryClient.clear();
   };
   return (
     <ApiContext.Provider value={api}>

@@ -11,9 +11,11 @@ import {
   type TaskEvent,
   type TerminalStatus,
 } from '../../../shared/tasks.js';
-import type { ActionRunner } from '../computers/action-runner.js';
+import type { ActionRunner } from '../actions/action-runner.js';
+import type { ActionRequest } from '../computers/action.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import { normalizeAction } from '../computers/normalize-action.js';
+import type { ComputerAction } from '../../../shared/actions.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { now } from '../ids.js';
 import { asStorageError } from '../storage-errors.js';
@@ -73,7 +75,6 @@ export class TaskRun {
   private previousResponse: string | undefined;
   private openCalls: OpenCall[] = [];
   private failures = 0;
-  private inFlight: string | undefined;
   private seq: number;
   private readonly listeners = new Set<(event: TaskEvent) => void>();
   /** False when the task's end could not be written: only this object knows it. */
@@ -163,13 +164,6 @@ export class TaskRun {
     this.stop = outcome;
     this.controller.abort(new Stopped(outcome.status));
     this.pausedUntil?.resume();
-    if (this.inFlight) {
-      try {
-        this.deps.responses.cancel(this.org, this.inFlight);
-      } catch {
-        // Already finished: the loop sees the stop when it returns.
-      }
-    }
   }
 
   /** Every event so far (from the store) and then each new one, until the terminal event. */
@@ -191,12 +185,13 @@ export class TaskRun {
   }
 
   private async observe(step: number): Promise<string> {
-    const shot = await this.deps.actions.run(this.session, normalizeAction({ type: 'screenshot' }));
+    const shot = await this.deps.actions.run(this.session, this.request({ type: 'screenshot' }));
     this.checkStopped();
-    const url = (shot.result as { screenshot_url?: string } | undefined)?.screenshot_url;
-    if (shot.status !== 'success' || !url) {
-      throw new Error(`could not take a screenshot: ${shot.error_message ?? 'no image'}`);
+    if (shot.status !== 'success') {
+      throw new Error(`could not take a screenshot: ${shot.error_message}`);
     }
+    const url = (shot.result as { screenshot_url?: string }).screenshot_url;
+    if (!url) throw new Error('could not take a screenshot: no image');
     this.emit({ type: 'screenshot', screenshot_url: url }, step);
     if (this.options.screenshotMode === 'url') return url;
     const png = await this.deps.screenshots.read(this.session.id, url.split('/').pop()!);
@@ -205,7 +200,7 @@ export class TaskRun {
   }
 
   private async decide(step: number, image: string): Promise<ResponseObject> {
-    const { display, kind } = this.session.init;
+    const { display, kind } = this.session.spec;
     const body = {
       model: this.task.model,
       instructions: INSTRUCTIONS,
@@ -221,12 +216,12 @@ export class TaskRun {
       input: this.input(image),
       temperature: this.options.temperature,
     } as CreateResponseBody;
+    // The task's signal cancels the response when the task is ended from outside.
     const started = await this.deps.responses.create(this.org, body, {
       computerId: this.session.id,
+      signal: this.controller.signal,
     });
-    this.inFlight = started.initial.id;
     const response = await started.finished;
-    this.inFlight = undefined;
     this.checkStopped();
     this.previousResponse = response.id;
     if (response.status !== 'completed') {
@@ -332,8 +327,11 @@ export class TaskRun {
     const parsed = toComputerAction(action);
     if ('error' in parsed) return parsed.error;
     try {
-      const result = await this.deps.actions.run(this.session, normalizeAction(parsed.action));
-      return result.status === 'success' ? null : (result.error_message ?? 'the action failed');
+      const result = await this.deps.actions.run(this.session, this.request(parsed.action));
+      if (result.status === 'success') return null;
+      // An action cut short by the task's end is no failure of the model's.
+      this.checkStopped();
+      return result.error_message;
     } catch (error) {
       this.checkStopped();
       return (error as Error).message;
@@ -357,7 +355,7 @@ export class TaskRun {
     } catch {
       this.stored = false;
     }
-    this.emitAnyway(
+    this.tryEmit(
       outcome.status === 'completed'
         ? { type: 'completed', result: outcome.result }
         : outcome.status === 'failed'
@@ -365,6 +363,11 @@ export class TaskRun {
           : { type: outcome.status },
     );
     this.listeners.clear();
+  }
+
+  /** An action as the runner takes it, ended with the task (a wait, a navigation in flight). */
+  private request(action: ComputerAction): ActionRequest {
+    return { ...normalizeAction(action), signal: this.controller.signal };
   }
 
   private checkStopped(): void {
@@ -382,12 +385,12 @@ export class TaskRun {
   }
 
   private emit(input: EventInput, step = this.task.steps): void {
-    const failure = this.emitAnyway(input, step);
+    const failure = this.tryEmit(input, step);
     if (failure) throw asStorageError('store the task', failure);
   }
 
   /** Stores and publishes an event; the error when it could not be stored (followers still get it). */
-  private emitAnyway(input: EventInput, step = this.task.steps): Error | undefined {
+  private tryEmit(input: EventInput, step = this.task.steps): Error | undefined {
     const event = { ...input, task_id: this.task.task_id, step, timestamp: now() } as TaskEvent;
     let failure: Error | undefined;
     try {

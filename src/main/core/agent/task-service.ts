@@ -6,6 +6,7 @@ import { BenchtopError, invalidRequest, notFound } from '../errors.js';
 import { newId, now } from '../ids.js';
 import { asStorageError } from '../storage-errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
+import type { TaskFilter } from '../store/task-store.js';
 import { TaskRun, type TaskDeps } from './task-run.js';
 
 export type TaskServiceDeps = TaskDeps & { computers: ComputerRegistry; models: ModelRegistry };
@@ -87,8 +88,8 @@ export class TaskService {
     return task;
   }
 
-  list(org: string): Task[] {
-    return this.deps.store.list(org);
+  list(org: string, filter?: TaskFilter): Task[] {
+    return this.deps.store.list(org, filter);
   }
 
   pause(org: string, id: string): { status: TaskStatus } {

@@ -1,5 +1,5 @@
 import type { DebugCommand } from '../../../shared/actions.js';
-import type { Key } from './keys.js';
+import type { Key } from './keyboard/key-names.js';
 
 export type Point = { x: number; y: number };
 export type MouseButton = 'left' | 'right' | 'middle' | 'back' | 'forward';
@@ -37,8 +37,8 @@ export type ActionRequest = {
   tabId?: string;
   requestId: string;
   includeContext: boolean;
-  /** Where the action's fields sit in the request ("" or "action."), for errors found while running. */
-  fieldPrefix: string;
+  /** Aborted when whoever asked stops waiting (a cancelled task, a closed request): waits and navigations end. */
+  signal?: AbortSignal;
   /** A request the SDK re-sent (x-stainless-retry-count > 0): a shell command joins its first run. */
   retried?: boolean;
 };

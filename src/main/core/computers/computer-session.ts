@@ -6,6 +6,7 @@ import type {
 } from '../../../shared/computers.js';
 import type { Display } from '../../../shared/common.js';
 import type { ComputerSandbox } from '../sandbox/computer-sandbox.js';
+import { systemClock, type Clock } from './clock.js';
 import type { Operator } from './operator.js';
 
 export type Lifetimes = {
@@ -14,7 +15,8 @@ export type Lifetimes = {
   idleTimeoutEnabled: boolean;
 };
 
-export type SessionInit = Lifetimes & {
+/** A computer's record: what it is, fixed at creation. */
+export type SessionSpec = Lifetimes & {
   id: string;
   org: string;
   kind: ComputerKind;
@@ -33,8 +35,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One computer: its record, its lifetimes, its operator, and a queue so actions never interleave. */
 export class ComputerSession {
-  readonly createdAt = Date.now();
-  lastActivityAt = this.createdAt;
+  readonly createdAt: number;
+  lastActivityAt: number;
   status: 'running' | 'terminated' = 'running';
   terminatedAt: number | undefined;
   terminationReason: TerminationReason | undefined;
@@ -45,19 +47,23 @@ export class ComputerSession {
   sandbox: ComputerSandbox | undefined;
 
   constructor(
-    readonly init: SessionInit,
+    readonly spec: SessionSpec,
     readonly operator: Operator,
-  ) {}
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.createdAt = clock.now();
+    this.lastActivityAt = this.createdAt;
+  }
 
   get id(): string {
-    return this.init.id;
+    return this.spec.id;
   }
   get org(): string {
-    return this.init.org;
+    return this.spec.org;
   }
 
   touch(): void {
-    this.lastActivityAt = Date.now();
+    this.lastActivityAt = this.clock.now();
   }
 
   /** Runs work after everything queued before it on this computer. */
@@ -69,7 +75,7 @@ export class ComputerSession {
 
   /** The next moment a lifetime runs out, and which one. */
   nextDeadline(): { at: number; reason: TerminationReason } | undefined {
-    const { maxLifetimeSeconds, inactivityTimeoutSeconds, idleTimeoutEnabled } = this.init;
+    const { maxLifetimeSeconds, inactivityTimeoutSeconds, idleTimeoutEnabled } = this.spec;
     const deadlines: Array<{ at: number; reason: TerminationReason }> = [];
     if (maxLifetimeSeconds !== null) {
       deadlines.push({ at: this.createdAt + maxLifetimeSeconds * 1000, reason: 'max_lifetime' });
@@ -84,7 +90,7 @@ export class ComputerSession {
   }
 
   statusView(): ComputerStatus {
-    const { maxLifetimeSeconds, inactivityTimeoutSeconds, idleTimeoutEnabled } = this.init;
+    const { maxLifetimeSeconds, inactivityTimeoutSeconds, idleTimeoutEnabled } = this.spec;
     return {
       id: this.id,
       status: this.status,
@@ -107,11 +113,11 @@ export class ComputerSession {
     const base = `${baseUrl}/computers/${this.id}`;
     return {
       ...this.statusView(),
-      kind: this.init.kind,
-      persistent: this.init.persistent,
-      environment_id: this.init.environmentId,
-      context_id: this.init.contextId,
-      display: { ...this.init.display },
+      kind: this.spec.kind,
+      persistent: this.spec.persistent,
+      environment_id: this.spec.environmentId,
+      context_id: this.spec.contextId,
+      display: { ...this.spec.display },
       endpoints: {
         events: `${base}/events`,
         screencast: `${base}/screencast`,

@@ -2,19 +2,18 @@ import { DRAG_ENDS, type ComputerAction } from '../../../shared/actions.js';
 import { invalidRequest } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Action, ActionRequest, MouseButton, Point } from './action.js';
-import { parseChord, parseKeyCombo } from './keys.js';
+import { parseChord, parseKeyCombo } from './keyboard/key-names.js';
 
 /**
  * Turns a validated wire action (any alias) into the internal action, checking what the schema
- * cannot (key names, URLs). `param` prefixes field names in errors, e.g. "actions.3.".
+ * cannot (key names, URLs). Errors name the action's own fields (`['url']`, `['keys', 0]`).
  */
-export function normalizeAction(wire: ComputerAction, param = ''): ActionRequest {
+export function normalizeAction(wire: ComputerAction): ActionRequest {
   return {
-    action: toAction(wire, param),
+    action: toAction(wire),
     tabId: 'tab_id' in wire && !isTabTarget(wire) ? wire.tab_id : undefined,
     requestId: wire.request_id ?? newId('req'),
     includeContext: wire.include_context ?? false,
-    fieldPrefix: param,
   };
 }
 
@@ -22,7 +21,7 @@ function isTabTarget(wire: ComputerAction): boolean {
   return wire.type === 'switch_tab' || wire.type === 'close_tab';
 }
 
-function toAction(wire: ComputerAction, param: string): Action {
+function toAction(wire: ComputerAction): Action {
   const at = (w: Point): Point => ({ x: w.x, y: w.y });
   switch (wire.type) {
     case 'click':
@@ -54,31 +53,31 @@ function toAction(wire: ComputerAction, param: string): Action {
       return { type: 'point_and_type', at: at(wire), text: wire.text };
     case 'keypress':
     case 'hotkey':
-      return { type: 'keypress', keys: parseChord(wire.keys, `${param}keys`) };
+      return { type: 'keypress', keys: parseChord(wire.keys, 'keys') };
     case 'key':
       return wire.keys
-        ? { type: 'keypress', keys: parseChord(wire.keys, `${param}keys`) }
-        : { type: 'keypress', keys: parseKeyCombo(wire.key!, `${param}key`) };
+        ? { type: 'keypress', keys: parseChord(wire.keys, 'keys') }
+        : { type: 'keypress', keys: parseKeyCombo(wire.key!, 'key') };
     case 'key_down':
     case 'key_up':
-      return { type: wire.type, key: singleKey(wire, param) };
+      return { type: wire.type, key: singleKey(wire) };
     case 'wait':
       return { type: 'wait', ms: wire.ms };
     case 'screenshot':
       return { type: 'screenshot', base64: wire.base64 ?? false };
     case 'go_to_url':
     case 'navigate':
-      return { type: 'navigate', url: normalizeUrl(wire.url, `${param}url`) };
+      return { type: 'navigate', url: normalizeUrl(wire.url, 'url') };
     case 'get_html_content':
       return { type: 'html' };
     case 'set_viewport':
       return { type: 'viewport', width: wire.width, height: wire.height, scale: wire.scale_factor };
     case 'change_proxy':
-      return { type: 'change_proxy', proxyUrl: checkProxyUrl(wire.proxy_url, `${param}proxy_url`) };
+      return { type: 'change_proxy', proxyUrl: checkProxyUrl(wire.proxy_url, 'proxy_url') };
     case 'list_tabs':
       return { type: 'list_tabs' };
     case 'new_tab':
-      return { type: 'new_tab', url: wire.url && normalizeUrl(wire.url, `${param}url`) };
+      return { type: 'new_tab', url: wire.url && normalizeUrl(wire.url, 'url') };
     // Their schemas make tab_id required; the generic schema type only sees the optional common field.
     case 'switch_tab':
       return { type: 'switch_tab', tabId: wire.tab_id! };
@@ -106,14 +105,11 @@ function button(name: string | undefined): MouseButton {
   return name === undefined ? 'left' : name === 'wheel' ? 'middle' : (name as MouseButton);
 }
 
-function singleKey(wire: { key?: string; keys?: string[] }, param: string): string {
+function singleKey(wire: { key?: string; keys?: string[] }): string {
   const [field, name] = wire.key !== undefined ? ['key', wire.key] : ['keys.0', wire.keys![0]!];
-  const keys = parseKeyCombo(name, `${param}${field}`);
+  const keys = parseKeyCombo(name, field);
   if (keys.length !== 1) {
-    throw invalidRequest(
-      `${field} must name one key, not the combination "${name}"`,
-      `${param}${field}`,
-    );
+    throw invalidRequest(`${field} must name one key, not the combination "${name}"`, field);
   }
   return keys[0]!;
 }
@@ -121,7 +117,7 @@ function singleKey(wire: { key?: string; keys?: string[] }, param: string): stri
 const NAVIGABLE = new Set(['http:', 'https:', 'about:', 'data:']);
 
 /** Accepts "example.com" as https://example.com, as people and models write it. */
-export function normalizeUrl(raw: string, param: string): string {
+function normalizeUrl(raw: string, param: string): string {
   const text = raw.trim();
   const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`;
   let url: URL;

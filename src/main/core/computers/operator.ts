@@ -1,6 +1,6 @@
 import type { PageContext } from '../../../shared/actions.js';
 import type { ComputerKind } from '../../../shared/computers.js';
-import type { ActionName, ActionOutcome, ActionRequest } from './action.js';
+import type { Action, ActionName, ActionOutcome, ActionRequest } from './action.js';
 
 export type Screenshot = { png: Buffer; width: number; height: number; tabId?: string };
 
@@ -9,21 +9,21 @@ export type Frame = { jpeg: Buffer; width: number; height: number; tabId?: strin
 export type FrameSink = (frame: Frame) => void;
 export type CursorSink = (position: { x: number; y: number }) => void;
 
+/** A request whose action is one of the actions named by N. */
+export type RequestOf<N extends ActionName> = Omit<ActionRequest, 'action'> & {
+  action: Extract<Action, { type: N }>;
+};
+
 /**
- * What a computer's driver implements. Actions that work the same everywhere (wait, screenshot
- * storage, point_and_type, debug) are composed by the session from these.
+ * What every kind of computer does. Actions that work the same everywhere (wait, screenshot
+ * storage, point_and_type, debug) are composed by the action runner from these.
  */
-export interface Operator {
+export interface Operator<N extends ActionName = ActionName> {
   readonly kind: ComputerKind;
-  /** The operator actions this driver performs; others are answered with a 400 naming the kind. */
-  readonly supports: ReadonlySet<ActionName>;
-  perform(request: ActionRequest): Promise<ActionOutcome>;
+  /** The actions it performs: its driver's capabilities; others are refused before perform. */
+  readonly capabilities: ReadonlySet<N>;
+  perform(request: RequestOf<N>): Promise<ActionOutcome>;
   screenshot(tabId?: string): Promise<Screenshot>;
-  /**
-   * The page of a tab (a browser's, or a desktop's own Chromium's); undefined when there is no
-   * such page to describe.
-   */
-  pageContext(tabId?: string): Promise<PageContext | undefined>;
   /**
    * Starts producing JPEG frames of what the computer shows (only while someone watches: the
    * caller stops it when the last viewer leaves). Resolves to the function that stops it.
@@ -33,11 +33,40 @@ export interface Operator {
     onFrame: FrameSink,
     onCursor: CursorSink,
   ): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** An operator with tabs: its pages can be described, and one of them is the main tab. */
+export interface TabbedOperator<N extends ActionName = ActionName> extends Operator<N> {
+  /**
+   * The page an action ran in (`executed`: the tab its outcome names; `requested`: the tab_id
+   * asked for); undefined when there is no such page to describe.
+   */
+  pageContext(tab: { executed?: string; requested?: string }): Promise<PageContext | undefined>;
   /** The main tab's id for results that do not name one (undefined on a desktop's screen). */
   mainTabId(): string | undefined;
-  /** Ends a desktop's terminal (commands were switched off for its organization). */
-  endTerminal?(): void;
-  close(): Promise<void>;
+}
+
+export function isTabbed(operator: Operator): operator is TabbedOperator {
+  return 'pageContext' in operator && 'mainTabId' in operator;
+}
+
+/** Whether the operator performs this request's action (narrows the request to its actions). */
+export function performs<N extends ActionName>(
+  operator: Operator<N>,
+  request: ActionRequest,
+): request is RequestOf<N> & ActionRequest {
+  return (operator.capabilities as ReadonlySet<ActionName>).has(request.action.type);
+}
+
+/** An operator with a terminal its organization's commands setting can take away. */
+export interface TerminalOperator extends Operator {
+  /** Ends its terminal (commands were switched off for its organization). */
+  endTerminal(): void;
+}
+
+export function hasTerminal(operator: Operator): operator is TerminalOperator {
+  return 'endTerminal' in operator;
 }
 
 /** Width and height from a PNG's IHDR chunk. */

@@ -5,9 +5,15 @@ import type {
   Tool,
 } from '../../../shared/responses.js';
 import type { ModelConfig } from '../config.js';
+import type { ProviderState } from '../store/response-store.js';
 
 /** An image ready to send to a model: the bytes, base64, with their media type. */
 export type ImageData = { mediaType: string; base64: string };
+
+/** The image as a `data:` URL, the way every provider takes inline images. */
+export function dataUrl(image: ImageData): string {
+  return `data:${image.mediaType};base64,${image.base64}`;
+}
 
 /**
  * A part of a message. `image: null` is an earlier screenshot left out of this turn (only the
@@ -40,8 +46,8 @@ export function computerToolOf(tools: readonly Tool[] | undefined): ComputerTool
 }
 export type FunctionToolSpec = { name: string; description?: string; parameters?: unknown };
 
-/** Provider-private state kept with a response (say, the upstream response id), as JSON. */
-export type ProviderState = Record<string, unknown>;
+/** Provider-private state kept with a response (say, the upstream response id); the store's type. */
+export type { ProviderState };
 
 export type ModelRequest = {
   /** The Benchtop model name the caller asked for. */

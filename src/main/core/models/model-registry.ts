@@ -35,7 +35,7 @@ export type ResolvedModel = { name: string; config: ModelConfig; provider: Model
 
 /**
  * Model names → providers, from `models` in the settings (README "Configuration"). The
- * settings object is read on every call, so a change made through PATCH /settings applies at
+ * current settings are read on every call, so a change made through PATCH /settings applies at
  * once; a provider is rebuilt when its entry changed.
  */
 export class ModelRegistry {
@@ -43,9 +43,13 @@ export class ModelRegistry {
   private readonly created = Math.floor(Date.now() / 1000);
 
   constructor(
-    private readonly settings: Settings['models'],
+    private readonly models: () => Readonly<Settings['models']>,
     private readonly env: Env = process.env,
   ) {}
+
+  private get settings(): Readonly<Settings['models']> {
+    return this.models();
+  }
 
   get defaultModel(): string {
     return this.settings.default;

@@ -1,4 +1,6 @@
-import { ModelError } from './model-provider.js';
+import { createParser } from 'eventsource-parser';
+import { ChatCompletion, type ChatCompletionBody } from '../../../shared/responses.js';
+import { ModelError, type ChatReply } from './model-provider.js';
 
 export type ProviderEndpoint = {
   /** Named in messages: "OpenAI", "the Lightcone cloud"… */
@@ -49,18 +51,11 @@ export async function* postForEvents(
   const { response, timer } = await send(endpoint, body, signal);
   timer.clear();
   const decoder = new TextDecoder();
-  let buffer = '';
+  const received: string[] = [];
+  const parser = createParser({ onEvent: (event) => void received.push(event.data) });
   for await (const chunk of chunksOf(endpoint, response, signal)) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let boundary: number;
-    while ((boundary = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, '');
-      const data = block
-        .split(/\r?\n/)
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''))
-        .join('\n');
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    for (const data of received.splice(0)) {
       if (!data) continue;
       if (data === '[DONE]') return;
       try {
@@ -73,6 +68,46 @@ export async function* postForEvents(
       }
     }
   }
+}
+
+/**
+ * Forwards an OpenAI chat-completions body and hands back the answer: the completion, or its
+ * stream of chunks. A stream's first chunk is awaited here, so a refused key or a dead server
+ * fails the call itself rather than a stream the caller has already begun to answer with.
+ */
+export async function forwardChatCompletions(
+  endpoint: ProviderEndpoint,
+  body: ChatCompletionBody,
+  signal: AbortSignal,
+): Promise<ChatReply> {
+  if (body.stream) {
+    return {
+      kind: 'stream',
+      chunks: await firstEventThenRest(postForEvents(endpoint, body, signal)),
+    };
+  }
+  const answer = await postJson(endpoint, body, signal);
+  const completion = ChatCompletion.safeParse(answer);
+  if (!completion.success) {
+    throw new ModelError(
+      'bad_answer',
+      `${endpoint.label} answered with something that is not a chat completion: ${detail(endpoint, JSON.stringify(answer) ?? String(answer))}`,
+    );
+  }
+  return { kind: 'json', completion: completion.data };
+}
+
+/**
+ * Waits for the first event of a stream and returns the whole stream, that event included: the
+ * request's failures (refused key, unreachable server) surface here, before anything is streamed.
+ */
+export async function firstEventThenRest<T>(events: AsyncGenerator<T>): Promise<AsyncGenerator<T>> {
+  const first = await events.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    yield* events;
+  })();
 }
 
 /** The body's bytes; a connection that breaks midway is the provider's failure, named as such. */

@@ -21,6 +21,8 @@ export type CreateOptions = {
   onEvent?: ResponseEventSink;
   /** The computer the response is about, when known (agent tasks). */
   computerId?: string;
+  /** Aborting it cancels the response, as cancel() does (a cancelled agent task). */
+  signal?: AbortSignal;
 };
 
 export type Started = {
@@ -136,7 +138,24 @@ export class ResponsesService {
         signal: run.controller.signal,
       }),
     );
+    this.cancelOnAbort(org, run, options.signal, finished);
     return { initial: snapshot(stored), finished };
+  }
+
+  private cancelOnAbort(
+    org: string,
+    run: Run,
+    signal: AbortSignal | undefined,
+    finished: Promise<unknown>,
+  ): void {
+    if (!signal) return;
+    const cancel = () => {
+      if (!run.ended && run.stored.body.status === 'in_progress')
+        this.cancel(org, run.stored.body.id);
+    };
+    if (signal.aborted) return cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    void finished.finally(() => signal.removeEventListener('abort', cancel));
   }
 
   get(org: string, id: string): ResponseObject {

@@ -1,7 +1,7 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { unavailable } from '../errors.js';
+import { launch, runProgram, type Launched } from '../runtime/process-supervisor.js';
 import { programBinds, systemBinds } from './system-binds.js';
 
 /** Where a computer's workspace appears inside its sandbox. */
@@ -106,11 +106,11 @@ export class ComputerSandbox {
   private closing = false;
 
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly bwrap: Launched,
     private readonly innerPid: number,
     private readonly options: SandboxOptions,
   ) {
-    child.once('exit', () => {
+    void bwrap.exited.then(() => {
       if (!this.closing) for (const listener of this.exitListeners) listener();
     });
   }
@@ -143,13 +143,14 @@ export class ComputerSandbox {
       '-c',
       'echo ready; exec sleep infinity',
     ];
-    const child = spawn('bwrap', args, {
-      detached: true,
+    const bwrap = await launch('bwrap', args, {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       env: {},
+    }).catch((error: Error) => {
+      throw unavailable(`the computer's sandbox could not start: ${error.message}`);
     });
-    const innerPid = await readChildPid(child);
-    return new ComputerSandbox(child, innerPid, options);
+    const innerPid = await readChildPid(bwrap);
+    return new ComputerSandbox(bwrap, innerPid, options);
   }
 
   /** The sandbox's /tmp on the host. */
@@ -158,7 +159,7 @@ export class ComputerSandbox {
   }
 
   get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null && !this.closing;
+    return this.bwrap.running && !this.closing;
   }
 
   /** Runs `file args` inside the sandbox, in /workspace, as the sandbox's user. */
@@ -236,14 +237,9 @@ export class ComputerSandbox {
   /** Ends every process of the sandbox and removes its /tmp. */
   async close(): Promise<void> {
     this.closing = true;
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      try {
-        process.kill(-this.child.pid!, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-      await exited;
+    if (this.bwrap.running) {
+      this.bwrap.kill();
+      await this.bwrap.exited;
     }
     await rm(this.options.privateDir, { recursive: true, force: true }).catch(() => {});
   }
@@ -260,7 +256,8 @@ export function sandboxEnv(extra: Record<string, string> = {}): Record<string, s
   };
 }
 
-function readChildPid(child: ChildProcess): Promise<number> {
+function readChildPid(bwrap: Launched): Promise<number> {
+  const { child } = bwrap;
   return new Promise((resolve, reject) => {
     let info = '';
     let stderr = '';
@@ -269,15 +266,10 @@ function readChildPid(child: ChildProcess): Promise<number> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+      bwrap.kill();
       reject(unavailable(`the computer's sandbox could not start: ${message}`));
     };
     const timer = setTimeout(() => fail('bwrap did not answer in time'), START_TIMEOUT_MS);
-    child.once('error', (error) => fail(error.message));
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let ready = false;
     const check = () => {
@@ -295,17 +287,18 @@ function readChildPid(child: ChildProcess): Promise<number> {
       ready ||= chunk.toString().includes('ready');
       check();
     });
-    child.once('exit', (code) => fail(stderr.trim() || `bwrap exited with code ${code}`));
+    void bwrap.exited.then(({ code }) => fail(stderr.trim() || `bwrap exited with code ${code}`));
   });
 }
 
-function run(file: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: START_TIMEOUT_MS, env: {} }, (error, stdout, stderr) => {
-      if (error) reject(Object.assign(new Error(error.message), { stderr }));
-      else resolve(stdout + stderr);
-    });
-  });
+/** A program's output; rejects with its stderr when it cannot start, fails or times out. */
+async function run(file: string, args: string[]): Promise<string> {
+  const ran = await runProgram(file, args, { env: {}, timeoutMs: START_TIMEOUT_MS });
+  if (ran.code !== 0) {
+    const reason = ran.timedOut ? 'timed out' : `exited with ${ran.code ?? ran.signal}`;
+    throw Object.assign(new Error(`${file} ${reason}`), { stderr: ran.stderr });
+  }
+  return ran.stdout + ran.stderr;
 }
 
 function shellQuote(text: string): string {

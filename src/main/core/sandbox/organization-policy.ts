@@ -11,7 +11,7 @@ export const OWNER_ORG = 'local';
 export type SandboxedComputer = {
   readonly id: string;
   readonly org: string;
-  readonly init: { readonly workspace: string; readonly sandboxed: boolean };
+  readonly spec: { readonly workspace: string; readonly sandboxed: boolean };
   readonly ended: AbortController;
   sandbox?: ComputerSandbox;
 };
@@ -26,7 +26,8 @@ export class OrganizationPolicy {
   private readonly starting = new Map<string, Promise<ComputerSandbox>>();
 
   constructor(
-    private readonly settings: Settings,
+    /** The settings as they are now (read at each decision, so a change applies at once). */
+    private readonly settings: () => Readonly<Settings>,
     /** Where computers' private folders (a sandbox's /tmp, an X cookie) are made. */
     private readonly privateRoot: string,
     private readonly support: () => Promise<SandboxSupport> = sandboxSupport,
@@ -43,18 +44,18 @@ export class OrganizationPolicy {
 
   /** Whether the organization's sandboxes share the machine's network (the owner's always do). */
   network(org: string): boolean {
-    return org === OWNER_ORG || (this.settings.organizations[org]?.network ?? true);
+    return org === OWNER_ORG || (this.settings().organizations[org]?.network ?? true);
   }
 
   /** Throws exec_disabled when the organization may not run commands now. */
   checkExec(org: string): void {
-    if (!this.settings.exec.enabled) {
+    if (!this.settings().exec.enabled) {
       throw new BenchtopError(
         'exec_disabled',
         'shell commands are switched off in settings (exec.enabled)',
       );
     }
-    if (org !== OWNER_ORG && !this.settings.organizations[org]?.exec) {
+    if (org !== OWNER_ORG && !this.settings().organizations[org]?.exec) {
       throw new BenchtopError(
         'exec_disabled',
         `organization ${org} may not run shell commands; the owner can allow it with organizations.${org}.exec in settings`,
@@ -82,7 +83,7 @@ export class OrganizationPolicy {
         { path: 'host_display' },
       );
     }
-    if (!this.settings.organizations[org]?.desktops) {
+    if (!this.settings().organizations[org]?.desktops) {
       throw new BenchtopError(
         'forbidden',
         `organization ${org} may not create desktop computers; the owner can allow it with organizations.${org}.desktops in settings`,
@@ -97,7 +98,7 @@ export class OrganizationPolicy {
    * its browser alone needs none.
    */
   async sandboxed(org: string, kind: 'browser' | 'desktop'): Promise<boolean> {
-    if (org === OWNER_ORG && !this.settings.exec.sandbox_owner) return false;
+    if (org === OWNER_ORG && !this.settings().exec.sandbox_owner) return false;
     const support = await this.support();
     if (support.available) return true;
     if (org === OWNER_ORG || kind === 'browser') return false;
@@ -111,7 +112,7 @@ export class OrganizationPolicy {
    * started by its first command and ended with the computer. Undefined: on the host (the owner).
    */
   async sandboxOf(computer: SandboxedComputer): Promise<ComputerSandbox | undefined> {
-    if (!computer.init.sandboxed) {
+    if (!computer.spec.sandboxed) {
       if (computer.org === OWNER_ORG) return undefined;
       // Decided when the computer was created, with no sandbox to be had then: still none.
       const support = await this.support();
@@ -132,7 +133,7 @@ export class OrganizationPolicy {
     // One that ended on its own (everything in it was killed from inside) is made again.
     await computer.sandbox?.close();
     const sandbox = await ComputerSandbox.start({
-      workspace: computer.init.workspace,
+      workspace: computer.spec.workspace,
       privateDir: this.privateDir(computer.id),
       network: this.network(computer.org),
     });

@@ -1,5 +1,10 @@
 import type { ComputerSession } from '../computers/computer-session.js';
-import type { CaptureOptions, Frame } from '../computers/operator.js';
+import type { CaptureOptions, Frame, Operator } from '../computers/operator.js';
+
+/** What the hub needs of a computer: its id, its capture, and touch() (watching counts as use). */
+export type Watched = Pick<ComputerSession, 'id' | 'touch'> & {
+  operator: Pick<Operator, 'startCapture'>;
+};
 
 export type FrameEvent = {
   image_data: string;
@@ -29,7 +34,7 @@ type ViewerState = {
 };
 
 type Capture = {
-  session: ComputerSession;
+  session: Watched;
   viewers: Set<ViewerState>;
   options: CaptureOptions;
   stop: Promise<(() => Promise<void>) | undefined>;
@@ -44,9 +49,6 @@ type Capture = {
  */
 export class ScreencastHub {
   private readonly captures = new Map<string, Capture>();
-  /** Captures started and stopped since start (tests assert that every started one stops). */
-  started = 0;
-  stopped = 0;
 
   get active(): number {
     return this.captures.size;
@@ -57,7 +59,7 @@ export class ScreencastHub {
   }
 
   /** Starts delivering frames to a viewer; the returned function stops (and the capture with the last viewer). */
-  watch(session: ComputerSession, viewer: Viewer): () => void {
+  watch(session: Watched, viewer: Viewer): () => void {
     const state: ViewerState = { viewer, nextAt: 0 };
     let capture = this.captures.get(session.id);
     if (!capture) {
@@ -78,7 +80,7 @@ export class ScreencastHub {
     };
   }
 
-  private start(session: ComputerSession, options: CaptureOptions): Capture {
+  private start(session: Watched, options: CaptureOptions): Capture {
     const capture: Capture = {
       session,
       viewers: new Set(),
@@ -92,7 +94,6 @@ export class ScreencastHub {
   }
 
   private launch(capture: Capture): void {
-    this.started += 1;
     const onFrame = (frame: Frame) => this.fanOut(capture, frame);
     const onCursor = (position: { x: number; y: number }) => {
       for (const state of capture.viewers) state.viewer.onCursor(position);
@@ -109,7 +110,6 @@ export class ScreencastHub {
   }
 
   private async halt(capture: Capture, final = true): Promise<void> {
-    this.stopped += 1;
     const stop = await capture.stop;
     await stop?.().catch(() => {});
     if (final) for (const state of capture.viewers) clearTimeout(state.timer);

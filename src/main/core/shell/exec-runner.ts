@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { invalidRequest } from '../errors.js';
+import { groupAlive, launch, type Launched } from '../runtime/process-supervisor.js';
 
 /** The most UTF-8 bytes one output chunk holds (the contract: split at most every 64 KiB). */
 export const MAX_CHUNK_BYTES = 64 * 1024;
@@ -59,9 +59,15 @@ export async function startCommand(
   onOutput: (stream: StreamName, text: string) => void,
   signal: AbortSignal,
 ): Promise<RunningCommand> {
-  const child = await spawnGroupLeader(spec);
-  const pid = child.pid!;
-  const killGroup = () => killProcessGroup(pid);
+  const command = await launch(spec.program.file, spec.program.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).catch((error: Error) => {
+    throw invalidRequest(`the command could not start: ${error.message}`, 'command');
+  });
+  const { child, pid } = command;
+  const killGroup = () => command.kill();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -77,10 +83,10 @@ export async function startCommand(
     deliver(child.stdout!, emit('stdout')),
     deliver(child.stderr!, emit('stderr')),
   ]);
-  const exited = exitOf(child).then(async (code) => {
+  const exited = command.exited.then(async ({ code }) => {
     clearTimeout(timer);
     signal.removeEventListener('abort', killGroup);
-    await untilDrained(child, outputDone);
+    await untilDrained(command, outputDone);
     over = true;
     return { exitCode: timedOut || code === null ? -1 : code, timedOut };
   });
@@ -93,60 +99,16 @@ export async function startCommand(
   };
 }
 
-function spawnGroupLeader(spec: CommandSpec): Promise<ChildProcess> {
-  return new Promise((resolvePromise, reject) => {
-    const fail = (error: Error) =>
-      reject(invalidRequest(`the command could not start: ${error.message}`, 'command'));
-    let child: ChildProcess;
-    try {
-      child = spawn(spec.program.file, spec.program.args, {
-        cwd: spec.cwd,
-        env: spec.env,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-    } catch (error) {
-      // Invalid arguments (a NUL byte in the command or the environment) throw at once.
-      return fail(error as Error);
-    }
-    child.once('spawn', () => resolvePromise(child));
-    // Kept after the start too: an 'error' event without a listener would throw.
-    child.on('error', fail);
-  });
-}
-
-export function killProcessGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // The group is already gone.
-  }
-}
-
-export function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolvePromise) => {
-    child.once('exit', (code) => resolvePromise(code));
-  });
-}
-
 /**
  * Waits for the pipes to reach their end. Only a live member of the group can hold them open; then
  * they get PIPE_GRACE_MS. The tail is read even when a slow reader paused the output: it is at
  * most what the pipes buffer.
  */
-async function untilDrained(child: ChildProcess, outputDone: Promise<unknown>): Promise<void> {
+async function untilDrained(command: Launched, outputDone: Promise<unknown>): Promise<void> {
+  const { child } = command;
   child.stdout!.resume();
   child.stderr!.resume();
-  if (!groupAlive(child.pid!)) return void (await outputDone);
+  if (!groupAlive(command.pid)) return void (await outputDone);
   let timer: NodeJS.Timeout | undefined;
   const grace = new Promise<void>((resolvePromise) => {
     timer = setTimeout(resolvePromise, PIPE_GRACE_MS);

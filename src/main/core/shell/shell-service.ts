@@ -11,14 +11,8 @@ import {
 import type { OrganizationPolicy } from '../sandbox/organization-policy.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { CommandRun, type CommandOutcome } from './command-run.js';
-import {
-  groupAlive,
-  killProcessGroup,
-  resolveCwd,
-  startCommand,
-  type CommandSpec,
-  type StreamName,
-} from './exec-runner.js';
+import { groupAlive, killGroup } from '../runtime/process-supervisor.js';
+import { resolveCwd, startCommand, type CommandSpec, type StreamName } from './exec-runner.js';
 import { commandKey, RecentCommands } from './recent-commands.js';
 
 /** The endpoint a command came through: a retry only joins a command of the same kind. */
@@ -30,8 +24,6 @@ export type StartOptions = {
   requestId: string;
   /** The request is a re-sent one (x-stainless-retry-count above 0). */
   retried: boolean;
-  /** The field a bad cwd is reported on. */
-  cwdParam?: string;
 };
 
 export type ShellDeps = {
@@ -48,7 +40,7 @@ const REPLAY_LIMIT_CHARS = 16 * 1024 * 1024;
  * A streamed command whose client left is killed after this, not at once: the SDKs re-send a
  * request whose connection failed about half a second later, and that retry should join it.
  */
-export const UNWATCHED_GRACE_MS = 2000;
+const UNWATCHED_GRACE_MS = 2000;
 
 /**
  * Shell commands of computers: in the computer's sandbox (or, for an owner who chose so, on the
@@ -105,7 +97,7 @@ export class ShellService {
     };
     let spec: CommandSpec | undefined;
     try {
-      spec = await this.commandSpec(session, body, options);
+      spec = await this.commandSpec(session, body);
     } catch (error) {
       if (!session.ended.signal.aborted) throw error;
     }
@@ -136,17 +128,12 @@ export class ShellService {
   }
 
   /** Where and how the command runs: in the computer's sandbox, or on the host for the owner. */
-  private async commandSpec(
-    session: ComputerSession,
-    body: CommandBody,
-    options: StartOptions,
-  ): Promise<CommandSpec> {
+  private async commandSpec(session: ComputerSession, body: CommandBody): Promise<CommandSpec> {
     const sandbox = await this.deps.policy.sandboxOf(session);
-    const inSandbox = sandbox && (await sandboxCwd(sandbox, body.cwd, options.cwdParam));
-    const cwd = inSandbox
-      ? inSandbox.cwd
-      : await resolveCwd(session.init.workspace, body.cwd, options.cwdParam);
-    const own = { ...session.init.env, ...body.env };
+    // A bad cwd is an error about the command body's `cwd`.
+    const inSandbox = sandbox && (await sandboxCwd(sandbox, body.cwd));
+    const cwd = inSandbox ? inSandbox.cwd : await resolveCwd(session.spec.workspace, body.cwd);
+    const own = { ...session.spec.env, ...body.env };
     return {
       program: inSandbox
         ? inSandbox.sandbox.wrap('/bin/sh', [
@@ -180,7 +167,7 @@ export class ShellService {
         () => {
           for (const [group, command] of created) {
             command.kill();
-            killProcessGroup(group);
+            killGroup(group);
           }
         },
         { once: true },
@@ -189,7 +176,7 @@ export class ShellService {
     groups.set(pid, run);
     if (session.ended.signal.aborted) {
       run.kill();
-      killProcessGroup(pid);
+      killGroup(pid);
     }
   }
 
@@ -219,7 +206,6 @@ export class ShellService {
 async function sandboxCwd(
   sandbox: ComputerSandbox,
   cwd: string | undefined,
-  param = 'cwd',
 ): Promise<{ sandbox: ComputerSandbox; cwd: string; inside: string }> {
   const inside = posix.resolve(SANDBOX_WORKSPACE, cwd ?? '.');
   const host = sandbox.hostPath(inside);
@@ -230,7 +216,7 @@ async function sandboxCwd(
   if (!info?.isDirectory()) {
     throw invalidRequest(
       `cwd ${cwd ?? SANDBOX_WORKSPACE} is not a directory of this computer (its files are under /workspace and /tmp)`,
-      param,
+      'cwd',
     );
   }
   return { sandbox, cwd: real!, inside };

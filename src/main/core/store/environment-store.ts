@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cp, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Environment } from '../../../shared/computers.js';
 import { BenchtopError, invalidRequest, notFound } from '../errors.js';
@@ -27,6 +27,36 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 const FOLDER_NAMES: Record<string, string> = { '': '%', '.': '%2E', '..': '%2E%2E' };
 
 /**
+ * Where a save can be held for the crash tests: `written` once the new folder is complete and on
+ * disk (nothing moved yet), `swapping` once the old folder is moved aside and before the new one
+ * is renamed in (the environment's own folder is absent then).
+ */
+export type SaveStage = 'written' | 'swapping';
+/** Called at each stage of a save; the save goes on when the promise settles. */
+export type SaveFaultPoint = (stage: SaveStage) => Promise<void>;
+
+/** The variable that stops saves for the crash tests: `<stage>:<file>`. */
+export const STOP_SAVE_VARIABLE = 'BENCHTOP_TEST_STOP_SAVE';
+
+/**
+ * The crash tests' fault point: with BENCHTOP_TEST_STOP_SAVE=<stage>:<file>, a save that reaches
+ * <stage> creates <file> and never goes on, so a test can kill Benchtop provably inside a save.
+ */
+export function faultPointFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): SaveFaultPoint | undefined {
+  const value = env[STOP_SAVE_VARIABLE];
+  if (!value) return undefined;
+  const colon = value.indexOf(':');
+  const [stage, file] = [value.slice(0, colon), value.slice(colon + 1)];
+  return async (reached) => {
+    if (reached !== stage) return;
+    await writeFile(file, reached);
+    await new Promise<never>(() => {});
+  };
+}
+
+/**
  * Saved environments, one folder each under <root>/<org>/<id>/: meta.json plus the browser's
  * storage-state.json or the desktop's workspace/. A save writes a complete folder next to the old
  * one, fsyncs it and renames it into place, so a crash leaves the old environment or the new one.
@@ -35,7 +65,10 @@ export class EnvironmentStore {
   /** Saves in flight per environment, so two saves into one environment run one after the other. */
   private readonly saving = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly faultPoint: SaveFaultPoint | undefined = faultPointFromEnv(),
+  ) {}
 
   /** Finishes or undoes swaps a crash interrupted and removes half-written folders. */
   async init(): Promise<void> {
@@ -156,6 +189,7 @@ export class EnvironmentStore {
       }
       await writeDurably(join(temp, META), `${JSON.stringify(meta, null, 2)}\n`);
       await syncDir(temp);
+      await this.faultPoint?.('written');
       await this.swapIn(dir, id, temp, existing, suffix);
     } catch (error) {
       await rm(temp, { recursive: true, force: true });
@@ -175,6 +209,7 @@ export class EnvironmentStore {
     const old = join(dir, `${OLD_PREFIX}${id}.${suffix}`);
     if (existing) await rename(target, old);
     try {
+      await this.faultPoint?.('swapping');
       await rename(temp, target);
     } catch (error) {
       if (existing) await rename(old, target);

@@ -1,7 +1,12 @@
 import type { InputItem, ResponseObject } from '../../../shared/responses.js';
-import type { ProviderState } from '../models/model-provider.js';
 import type { Db } from './database.js';
 import type { OrgStorage } from './org-storage.js';
+
+/**
+ * Provider-private state kept with a response (say, the upstream response id), as JSON. The store
+ * keeps it without reading it; only the provider that left it does.
+ */
+export type ProviderState = Record<string, unknown>;
 
 export type StoredResponse = {
   org: string;

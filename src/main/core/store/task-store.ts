@@ -1,6 +1,14 @@
-import type { Task, TaskEvent } from '../../../shared/tasks.js';
+import type { Task, TaskEvent, TaskStatus } from '../../../shared/tasks.js';
 import type { Db } from './database.js';
 import type { OrgStorage } from './org-storage.js';
+
+/** Which tasks a listing wants; everything given must match. */
+export type TaskFilter = {
+  computerId?: string;
+  statuses?: readonly TaskStatus[];
+  /** At most this many, the newest (default: all). */
+  limit?: number;
+};
 
 /** Tasks and their event logs per organization, durable in SQLite. */
 export class TaskStore {
@@ -17,7 +25,12 @@ export class TaskStore {
       ),
       update: db.prepare('UPDATE tasks SET status = ?, body = ? WHERE id = ?'),
       get: db.prepare('SELECT body FROM tasks WHERE id = ? AND org = ?'),
-      list: db.prepare('SELECT body FROM tasks WHERE org = ? ORDER BY created_at DESC, rowid DESC'),
+      list: db.prepare(
+        `SELECT body FROM tasks WHERE org = @org
+           AND (@computer IS NULL OR json_extract(body, '$.computer_id') = @computer)
+           AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
+         ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+      ),
       unfinished: db.prepare("SELECT org, body FROM tasks WHERE status IN ('running', 'paused')"),
       append: db.prepare('INSERT INTO task_events (task_id, seq, body) VALUES (?, ?, ?)'),
       events: db.prepare('SELECT body FROM task_events WHERE task_id = ? ORDER BY seq'),
@@ -42,10 +55,14 @@ export class TaskStore {
   }
 
   /** Newest first. */
-  list(org: string): Task[] {
-    return (this.statements.list.all(org) as Array<{ body: string }>).map(
-      (row) => JSON.parse(row.body) as Task,
-    );
+  list(org: string, filter: TaskFilter = {}): Task[] {
+    const rows = this.statements.list.all({
+      org,
+      computer: filter.computerId ?? null,
+      statuses: filter.statuses ? JSON.stringify(filter.statuses) : null,
+      limit: filter.limit ?? -1,
+    }) as Array<{ body: string }>;
+    return rows.map((row) => JSON.parse(row.body) as Task);
   }
 
   /** Tasks a previous run left running or paused: nothing drives them now. */

@@ -1,3 +1,5 @@
+import { createParser } from 'eventsource-parser';
+
 export type SseMessage = { event: string | undefined; data: unknown };
 
 /**
@@ -10,28 +12,13 @@ export async function readSse(
 ): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = '';
+  // Heartbeat comments are not events: the parser drops them.
+  const parser = createParser({
+    onEvent: ({ event, data }) => onMessage({ event, data: JSON.parse(data) as unknown }),
+  });
   for (;;) {
     const { value, done } = await reader.read();
     if (done) return;
-    buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const message = parseBlock(buffer.slice(0, end));
-      buffer = buffer.slice(end + 2);
-      if (message) onMessage(message);
-    }
+    parser.feed(decoder.decode(value, { stream: true }));
   }
-}
-
-function parseBlock(block: string): SseMessage | undefined {
-  let event: string | undefined;
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith('event:')) event = line.slice(6).trim();
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-  }
-  // Heartbeat comments carry no data.
-  if (data.length === 0) return undefined;
-  return { event, data: JSON.parse(data.join('\n')) as unknown };
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { errorText } from '../api/client.js';
+import { errorText } from '../api/error-text.js';
 
 /**
  * A control that calls the API: `busy` while its action runs, the failure as readable text after.

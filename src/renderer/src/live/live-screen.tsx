@@ -1,12 +1,14 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import { computerQuery, queryKeys } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { clock, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { useNow } from '../hooks/use-now.js';
-import { usePolling } from '../hooks/use-polling.js';
 import { DriverBanner } from './driver-banner.js';
 import { LiveView } from './live-view.js';
 import { TabStrip } from './tab-strip.js';
@@ -15,10 +17,19 @@ import { useDriver } from './use-driver.js';
 /** One computer: who drives it, its tabs and its live view. */
 export function LiveScreen({ computerId }: { computerId: string }) {
   const api = useApi();
-  const computer = usePolling(() => api.get<Computer>(`/computers/${computerId}`), 2000);
+  const computer = useQuery(computerQuery(api, computerId));
   const { driver, takeOver, handBack } = useDriver(computerId);
-  const tabsVersion = useComputerEvents(computerId, computer.reload);
+  useComputerEvents(computerId);
   const [error, setError] = useState<string>();
+  const keepAlive = useMutation({
+    mutationFn: () => api.call('computers.keepalive', { params: { id: computerId } }),
+    meta: { invalidates: [queryKeys.computers] },
+  });
+  // A persistent computer that ends saves its environment; a task on it ends with it.
+  const end = useMutation({
+    mutationFn: () => api.call('computers.delete', { params: { id: computerId } }),
+    meta: { invalidates: [queryKeys.computers, queryKeys.environments, queryKeys.tasks] },
+  });
   const current = computer.data;
 
   return (
@@ -31,10 +42,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
           <span className="head-actions">
             <AsyncButton
               className="secondary"
-              onClick={async () => {
-                await api.post(`/computers/${computerId}/keepalive`);
-                await computer.reload();
-              }}
+              onClick={() => keepAlive.mutateAsync()}
               onError={setError}
             >
               Keep alive
@@ -42,7 +50,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
             <AsyncButton
               className="danger"
               onClick={async () => {
-                await api.delete(`/computers/${computerId}`);
+                await end.mutateAsync();
                 location.hash = href.sessions;
               }}
               onError={setError}
@@ -52,7 +60,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
           </span>
         )}
       </header>
-      <ErrorText message={error ?? computer.error} />
+      <ErrorText message={error ?? firstError(computer.error)} />
       {!current && !computer.error && <Spinner label="loading the computer" />}
       {current?.status === 'terminated' && (
         <p className="notice">This computer has ended ({current.termination_reason}).</p>
@@ -61,7 +69,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
         <>
           <DriverBanner driver={driver} onTakeOver={takeOver} onHandBack={handBack} />
           {current.kind === 'browser' && (
-            <TabStrip computerId={computerId} version={tabsVersion} beforeAction={takeOver} />
+            <TabStrip computerId={computerId} beforeAction={takeOver} />
           )}
           <LiveView computer={current} beforeAction={takeOver} />
         </>
@@ -88,23 +96,31 @@ function ComputerFacts({ computer }: { computer: Computer }) {
 }
 
 /**
- * Follows the computer's events: tab and navigation events refresh the tab strip (returned as a
- * version number), a status event reloads the computer so the screen shows it ended.
+ * Follows the computer's events: tab and navigation events list the tabs again, a status event
+ * reloads the computer so the screen shows it ended.
  */
-function useComputerEvents(computerId: string, onStatus: () => Promise<void>): number {
+function useComputerEvents(computerId: string): void {
   const api = useApi();
-  const [version, setVersion] = useState(0);
+  const queryClient = useQueryClient();
   useEffect(() => {
     const controller = new AbortController();
-    const onMessage = ({ data }: { data: unknown }) => {
-      const type = (data as { type?: string }).type;
-      if (type === 'tab' || type === 'navigation') setVersion((n) => n + 1);
-      if (type === 'status') void onStatus();
+    const follow = async () => {
+      const events = api.events('streams.events', {
+        params: { id: computerId },
+        signal: controller.signal,
+      });
+      for await (const { data } of events) {
+        if (data.type === 'tab' || data.type === 'navigation') {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.tabs(computerId) });
+        }
+        if (data.type === 'status') {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.computers });
+        }
+      }
     };
-    api.stream(`/computers/${computerId}/events`, onMessage, controller.signal).catch(() => {
+    follow().catch(() => {
       // The stream ends with the computer; the polled computer shows why.
     });
     return () => controller.abort();
-  }, [api, computerId, onStatus]);
-  return version;
+  }, [api, queryClient, computerId]);
 }

@@ -9,7 +9,8 @@ import {
 } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
+import { errorText } from '../api/error-text.js';
+import { act } from '../api/window-client.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { ActionQueue, type ViewAction } from './action-queue.js';
 import { keyAction, toComputerPoint, wheelPixels, type Point, type Size } from './input-mapping.js';
@@ -146,7 +147,7 @@ function useActionQueue(
       new ActionQueue(
         async (action: ViewAction) => {
           await before.current();
-          await api.act(computerId, action.path, action.body);
+          await act(api, computerId, action.path, action.body);
           setError(undefined);
         },
         (failure) => setError(errorText(failure)),

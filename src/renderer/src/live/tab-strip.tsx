@@ -1,57 +1,52 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
+import { firstError } from '../api/error-text.js';
+import { queryKeys, tabsQuery } from '../api/queries.js';
+import { act } from '../api/window-client.js';
 import { AsyncButton } from '../components/async-button.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
-import { listTabs, type Tab } from '../sessions/tabs.js';
 
 type Props = {
   computerId: string;
-  /** Changes whenever the computer reports a tab or navigation event. */
-  version: number;
   beforeAction: () => Promise<void>;
 };
 
-/** A browser computer's tabs: switch, close, open, and an address bar for the main tab. */
-export function TabStrip({ computerId, version, beforeAction }: Props) {
+/**
+ * A browser computer's tabs: switch, close, open, and an address bar for the main tab. The list
+ * is read again after each change and on each tab or navigation event of the computer. Those
+ * reads overlap (a navigation event, then the end of the navigate that caused it): a newer read
+ * cancels the older one, so a listing taken before the page had its title cannot arrive late and
+ * overwrite a newer one.
+ */
+export function TabStrip({ computerId, beforeAction }: Props) {
   const api = useApi();
-  const [tabs, setTabs] = useState<Tab[]>();
+  const tabs = useQuery(tabsQuery(api, computerId));
   const [error, setError] = useState<string>();
-  // Reloads overlap (a navigation event, then the end of the navigate that caused it): only the
-  // newest one's answer is shown, so an older listing that arrives late, taken before the page
-  // had its title, cannot overwrite a newer one.
-  const newest = useRef(0);
-  const reload = useCallback(async () => {
-    const call = ++newest.current;
-    try {
-      const listed = await listTabs(api, computerId);
-      if (call === newest.current) setTabs(listed);
-    } catch (failure) {
-      if (call === newest.current) setError(errorText(failure));
-    }
-  }, [api, computerId]);
-  useEffect(() => void reload(), [reload, version]);
-
-  const tabAction = (run: () => Promise<unknown>) => async () => {
-    await beforeAction();
-    await run();
-    await reload();
-  };
-  const main = tabs?.find((tab) => tab.is_main);
+  const tabAction = useMutation({
+    mutationFn: async (run: () => Promise<unknown>) => {
+      await beforeAction();
+      await run();
+    },
+    meta: { invalidates: [queryKeys.tabs(computerId)] },
+  });
+  const perform = (run: () => Promise<unknown>) => () => tabAction.mutateAsync(run);
+  const list = tabs.data;
+  const main = list?.find((tab) => tab.is_main);
 
   return (
     <div className="tabs-bar">
       <div className="tab-strip" role="group" aria-label="Tabs">
-        {tabs === undefined && <Spinner label="loading tabs" />}
-        {tabs?.map((tab) => (
+        {list === undefined && <Spinner label="loading tabs" />}
+        {list?.map((tab) => (
           <div key={tab.tab_id} className={`tab${tab.is_main ? ' tab-main' : ''}`}>
             <AsyncButton
               className="tab-title"
               aria-label={`Switch to tab ${tab.title || tab.url}`}
               title={tab.url}
-              onClick={tabAction(() =>
-                api.post(`/computers/${computerId}/tabs/${tab.tab_id}/switch`),
+              onClick={perform(() =>
+                api.call('tabs.switch', { params: { id: computerId, tab_id: tab.tab_id } }),
               )}
               onError={setError}
             >
@@ -60,8 +55,10 @@ export function TabStrip({ computerId, version, beforeAction }: Props) {
             <AsyncButton
               className="tab-close"
               aria-label={`Close tab ${tab.title || tab.url}`}
-              disabled={tabs.length === 1}
-              onClick={tabAction(() => api.delete(`/computers/${computerId}/tabs/${tab.tab_id}`))}
+              disabled={list.length === 1}
+              onClick={perform(() =>
+                api.call('tabs.close', { params: { id: computerId, tab_id: tab.tab_id } }),
+              )}
               onError={setError}
             >
               ×
@@ -71,7 +68,7 @@ export function TabStrip({ computerId, version, beforeAction }: Props) {
         <AsyncButton
           className="tab-new"
           aria-label="Open a new tab"
-          onClick={tabAction(() => api.post(`/computers/${computerId}/tabs`, {}))}
+          onClick={perform(() => api.call('tabs.create', { params: { id: computerId }, body: {} }))}
           onError={setError}
         >
           +
@@ -79,18 +76,14 @@ export function TabStrip({ computerId, version, beforeAction }: Props) {
       </div>
       <AddressBar
         url={main?.url ?? ''}
-        onGo={async (url) => {
-          await beforeAction();
-          await api.act(computerId, 'navigate', { url });
-          await reload();
-        }}
+        onGo={(url) => tabAction.mutateAsync(() => act(api, computerId, 'navigate', { url }))}
       />
-      <ErrorText message={error} />
+      <ErrorText message={error ?? firstError(tabs.error)} />
     </div>
   );
 }
 
-function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise<void> }) {
+function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise<unknown> }) {
   const [value, setValue] = useState(url);
   const { busy, error, run } = useApiAction();
   const input = useRef<HTMLInputElement>(null);

@@ -1,8 +1,9 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
-import { ApiError } from '../api/client.js';
-import { usePolling } from '../hooks/use-polling.js';
+import { ApiError } from '../../../shared/client/api-client.js';
+import { LIVE_STATUSES, queryKeys, taskListQuery } from '../api/queries.js';
 import { drivingTask } from '../tasks/live-tasks.js';
 
 export type Driver =
@@ -11,20 +12,34 @@ export type Driver =
   | { who: 'paused'; task: Task }
   | { who: 'person'; task?: Task };
 
+/** How often the live view asks which task drives its computer. */
+const DRIVER_POLL_MS = 1500;
+
 /**
  * Who is driving the computer: an agent task running on it, or the person at the live view.
  * The person's first action while a task runs pauses the task (takeover); hand back resumes it.
  */
 export function useDriver(computerId: string) {
   const api = useApi();
-  const tasks = usePolling(() => api.get<Task[]>('/agent/tasks'), 1500);
+  // The server answers the computer's newest live task; picking it from the answer again keeps
+  // the banner right whatever the list holds.
+  const driving = useQuery({
+    ...taskListQuery(api, { computer_id: computerId, status: LIVE_STATUSES, limit: 1 }),
+    refetchInterval: DRIVER_POLL_MS,
+    select: (tasks: Task[]) => drivingTask(tasks, computerId),
+  });
+  const control = useMutation({
+    mutationFn: ({ taskId, verb }: { taskId: string; verb: 'pause' | 'resume' }) =>
+      api.call(`tasks.${verb}`, { params: { id: taskId } }),
+    meta: { invalidates: [queryKeys.tasks] },
+  });
+  const { mutateAsync } = control;
   const [personDriving, setPersonDriving] = useState(false);
-  const current = drivingTask(tasks.data ?? [], computerId);
+  const current = driving.data;
   const currentRef = useRef(current);
   currentRef.current = current;
-  /** The task this person paused: the polled list may not show it paused yet. */
+  /** The task this person paused: the polled answer may not show it paused yet. */
   const pausedByUs = useRef<string>(undefined);
-  const { reload } = tasks;
 
   /** Called before each of the person's actions; pauses a task that is driving. */
   const takeOver = useCallback(async () => {
@@ -33,25 +48,23 @@ export function useDriver(computerId: string) {
     if (task?.status !== 'running' || pausedByUs.current === task.task_id) return;
     pausedByUs.current = task.task_id;
     try {
-      await api.post(`/agent/tasks/${task.task_id}/pause`);
+      await mutateAsync({ taskId: task.task_id, verb: 'pause' });
     } catch (error) {
       // It finished or was paused in the meantime: the person drives either way.
       if (!(error instanceof ApiError && error.status === 400)) throw error;
     }
-    await reload();
-  }, [api, reload]);
+  }, [mutateAsync]);
 
   const handBack = useCallback(async () => {
     const task = currentRef.current;
-    if (task?.status === 'paused') await api.post(`/agent/tasks/${task.task_id}/resume`);
+    if (task?.status === 'paused') await mutateAsync({ taskId: task.task_id, verb: 'resume' });
     pausedByUs.current = undefined;
     setPersonDriving(false);
-    await reload();
-  }, [api, reload]);
+  }, [mutateAsync]);
 
   let driver: Driver = { who: 'nobody' };
   if (personDriving) driver = { who: 'person', task: current };
   else if (current?.status === 'running') driver = { who: 'agent', task: current };
   else if (current) driver = { who: 'paused', task: current };
-  return { driver, takeOver, handBack, error: tasks.error };
+  return { driver, takeOver, handBack };
 }

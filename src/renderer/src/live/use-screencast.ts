@@ -1,10 +1,8 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import type { ApiEvent } from '../../../shared/client/api-client.js';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
-import type { SseMessage } from '../api/sse-stream.js';
+import { errorText } from '../api/error-text.js';
 import type { Size } from './input-mapping.js';
-
-type Frame = { image_data?: string };
 
 export type ScreencastState = {
   phase: 'connecting' | 'live' | 'ended' | 'error';
@@ -49,13 +47,12 @@ export function useScreencast(
     const painter = new LatestFramePainter(canvas, () => {
       drawn.current += 1;
     });
-    const onMessage = (message: SseMessage) => {
-      const data = message.data as Frame & { type?: string; termination_reason?: string };
-      if (message.event === undefined && typeof data.image_data === 'string') {
+    const onMessage = ({ event, data }: ApiEvent<'streams.screencast'>) => {
+      if (event === undefined && 'image_data' in data) {
         painter.offer(data.image_data);
-      } else if (message.event === 'cursor_position') {
-        cursor.current(message.data as { x: number; y: number });
-      } else if (data.type === 'status') {
+      } else if (event === 'cursor_position' && 'x' in data) {
+        cursor.current(data);
+      } else if ('type' in data && data.type === 'status') {
         // The computer ended: nothing more will come, so the stream is not opened again.
         controller.abort();
         setState({ phase: 'ended', message: `ended (${data.termination_reason})`, fps: 0 });
@@ -64,7 +61,10 @@ export function useScreencast(
     void follow(controller.signal, async (signal) => {
       const query = screencastQuery(canvas.current, display);
       setState((previous) => ({ ...previous, phase: 'live', message: undefined }));
-      await api.stream(`/computers/${computerId}/screencast?${query}`, onMessage, signal);
+      const params = { id: computerId };
+      for await (const message of api.events('streams.screencast', { params, query, signal })) {
+        onMessage(message);
+      }
     }).catch((error: unknown) => {
       if (!controller.signal.aborted)
         setState({ phase: 'error', message: errorText(error), fps: 0 });
@@ -76,11 +76,10 @@ export function useScreencast(
 }
 
 /** fps=30, and frames no wider than the view shows them (less to encode, send and decode). */
-function screencastQuery(element: HTMLCanvasElement | null, display: Size): string {
-  const params = new URLSearchParams({ fps: '30', quality: '70' });
+function screencastQuery(element: HTMLCanvasElement | null, display: Size) {
   const shown = Math.round((element?.getBoundingClientRect().width ?? 0) * devicePixelRatio);
-  if (shown >= 16 && shown < display.width) params.set('max_width', String(shown));
-  return params.toString();
+  const narrower = shown >= 16 && shown < display.width;
+  return { fps: 30, quality: 70, ...(narrower && { max_width: shown }) };
 }
 
 /**

@@ -1,7 +1,9 @@
+import { useMutation } from '@tanstack/react-query';
 import { Fragment } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
+import { queryKeys } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { age, clock, localTime, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
@@ -14,14 +16,13 @@ type Props = {
   drivers: ReadonlyMap<string, Task>;
   tabCounts: Record<string, number | string>;
   onRecountTabs: () => Promise<void>;
-  onChanged: () => Promise<void>;
   onError: (message: string | undefined) => void;
 };
 
 const COLUMNS = 8;
 
 export function ComputerTable(props: Props) {
-  const { computers, drivers, tabCounts, onRecountTabs, onChanged, onError } = props;
+  const { computers, drivers, tabCounts, onRecountTabs, onError } = props;
   const now = useNow();
   return (
     <table className="table">
@@ -72,7 +73,7 @@ export function ComputerTable(props: Props) {
                 </td>
                 <td>{computer.kind === 'browser' ? (tabCounts[computer.id] ?? '…') : '—'}</td>
                 <td>
-                  <RowActions computer={computer} onChanged={onChanged} onError={onError} />
+                  <RowActions computer={computer} onError={onError} />
                 </td>
               </tr>
               {driver && <DrivingTaskRow task={driver} columns={COLUMNS} />}
@@ -84,10 +85,19 @@ export function ComputerTable(props: Props) {
   );
 }
 
-type RowActionsProps = Pick<Props, 'onChanged' | 'onError'> & { computer: Computer };
+type RowActionsProps = Pick<Props, 'onError'> & { computer: Computer };
 
-function RowActions({ computer, onChanged, onError }: RowActionsProps) {
+function RowActions({ computer, onError }: RowActionsProps) {
   const api = useApi();
+  const keepAlive = useMutation({
+    mutationFn: () => api.call('computers.keepalive', { params: { id: computer.id } }),
+    meta: { invalidates: [queryKeys.computers] },
+  });
+  // A persistent computer that ends saves its environment; a task on it ends with it.
+  const end = useMutation({
+    mutationFn: () => api.call('computers.delete', { params: { id: computer.id } }),
+    meta: { invalidates: [queryKeys.computers, queryKeys.environments, queryKeys.tasks] },
+  });
   return (
     <div className="row-actions">
       <a className="button secondary" href={href.computer(computer.id)}>
@@ -96,10 +106,7 @@ function RowActions({ computer, onChanged, onError }: RowActionsProps) {
       <AsyncButton
         className="secondary"
         aria-label={`Keep ${computer.id} alive`}
-        onClick={async () => {
-          await api.post(`/computers/${computer.id}/keepalive`);
-          await onChanged();
-        }}
+        onClick={() => keepAlive.mutateAsync()}
         onError={onError}
       >
         Keep alive
@@ -107,10 +114,7 @@ function RowActions({ computer, onChanged, onError }: RowActionsProps) {
       <AsyncButton
         className="danger"
         aria-label={`End ${computer.id}`}
-        onClick={async () => {
-          await api.delete(`/computers/${computer.id}`);
-          await onChanged();
-        }}
+        onClick={() => end.mutateAsync()}
         onError={onError}
       >
         End

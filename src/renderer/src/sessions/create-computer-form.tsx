@@ -1,18 +1,24 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { Computer, ComputerKind, Environment } from '../../../shared/computers.js';
+import type { CallInput } from '../../../shared/client/api-client.js';
+import type { ComputerKind } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import { environmentsQuery, queryKeys } from '../api/queries.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
-import { usePolling } from '../hooks/use-polling.js';
+
+type CreateComputerInput = CallInput<'computers.create'>['body'];
 
 /** Creates a computer and opens its live view. */
-export function CreateComputerForm({ onCreated }: { onCreated: () => Promise<void> }) {
+export function CreateComputerForm() {
   const api = useApi();
-  const environments = usePolling(
-    () => api.get<Environment[]>('/computers?type=persistent'),
-    10_000,
-  );
+  const environments = useQuery(environmentsQuery(api));
+  const create = useMutation({
+    mutationFn: (body: CreateComputerInput) => api.call('computers.create', { body }),
+    meta: { invalidates: [queryKeys.computers] },
+  });
   const [kind, setKind] = useState<ComputerKind>('browser');
   const [width, setWidth] = useState(1280);
   const [height, setHeight] = useState(720);
@@ -23,13 +29,12 @@ export function CreateComputerForm({ onCreated }: { onCreated: () => Promise<voi
   const submit = (event: FormEvent) => {
     event.preventDefault();
     return run(async () => {
-      const computer = await api.post<Computer>('/computers', {
+      const computer = await create.mutateAsync({
         kind,
         display: { width, height },
         persistent,
         ...(environmentId && { environment_id: environmentId }),
       });
-      await onCreated();
       location.hash = href.computer(computer.id);
     });
   };
@@ -90,7 +95,7 @@ export function CreateComputerForm({ onCreated }: { onCreated: () => Promise<voi
       <button type="submit" disabled={busy}>
         Create computer {busy && <Spinner label="creating the computer" />}
       </button>
-      <ErrorText message={error ?? environments.error} />
+      <ErrorText message={error ?? firstError(environments.error)} />
     </form>
   );
 }

@@ -1,19 +1,29 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import {
+  computersQuery,
+  LIVE_STATUSES,
+  queryKeys,
+  tabsQuery,
+  taskListQuery,
+} from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
-import { usePolling } from '../hooks/use-polling.js';
 import { drivingTasks } from '../tasks/live-tasks.js';
 import { ComputerTable } from './computer-table.js';
 import { CreateComputerForm } from './create-computer-form.js';
-import { countTabs } from './tabs.js';
 
 export function SessionsScreen() {
   const api = useApi();
-  const computers = usePolling(() => api.get<Computer[]>('/computers'), 2000);
-  const tasks = usePolling(() => api.get<Task[]>('/agent/tasks'), 2000);
-  const drivers = useMemo(() => drivingTasks(tasks.data ?? []), [tasks.data]);
+  const computers = useQuery(computersQuery(api));
+  // Only the live tasks: the ones that can be driving a computer.
+  const drivers = useQuery({
+    ...taskListQuery(api, { status: LIVE_STATUSES }),
+    select: drivingTasks,
+  });
   const tabs = useTabCounts(computers.data);
   const [actionError, setActionError] = useState<string>();
 
@@ -22,9 +32,9 @@ export function SessionsScreen() {
       <header className="screen-head">
         <h1 id="sessions-title">Sessions</h1>
       </header>
-      <CreateComputerForm onCreated={computers.reload} />
+      <CreateComputerForm />
       <h2>Running computers</h2>
-      <ErrorText message={computers.error ?? tasks.error ?? actionError} />
+      <ErrorText message={firstError(computers.error, drivers.error, actionError)} />
       {computers.data === undefined ? (
         <p>
           <Spinner label="loading computers" /> Loading…
@@ -34,10 +44,9 @@ export function SessionsScreen() {
       ) : (
         <ComputerTable
           computers={computers.data}
-          drivers={drivers}
+          drivers={drivers.data ?? NO_DRIVERS}
           tabCounts={tabs.counts}
           onRecountTabs={tabs.recount}
-          onChanged={computers.reload}
           onError={setActionError}
         />
       )}
@@ -45,32 +54,37 @@ export function SessionsScreen() {
   );
 }
 
+const NO_DRIVERS: ReadonlyMap<string, Task> = new Map();
+
 /**
- * Tab counts of browser computers. Listing tabs counts as activity on the computer, so it is read
- * once when a computer first shows up and again only when the person asks; polling it would keep
- * every computer alive forever.
+ * Tab counts of browser computers. Listing tabs counts as activity on the computer, so they are
+ * read when a computer shows up on this screen and again only when the person asks; polling them
+ * would keep every computer alive forever.
  */
 function useTabCounts(computers: Computer[] | undefined) {
   const api = useApi();
-  const [counts, setCounts] = useState<Record<string, number | string>>({});
-  const read = useCallback(
-    async (id: string) => {
-      const count = await countTabs(api, id).catch(() => '?');
-      setCounts((previous) => ({ ...previous, [id]: count }));
-    },
-    [api],
-  );
-  useEffect(() => {
-    for (const computer of computers ?? []) {
-      if (computer.kind === 'browser' && !(computer.id in counts)) {
-        setCounts((previous) => ({ ...previous, [computer.id]: '…' }));
-        void read(computer.id);
-      }
-    }
-  }, [computers, counts, read]);
-  const recount = useCallback(async () => {
-    const browsers = (computers ?? []).filter((computer) => computer.kind === 'browser');
-    await Promise.all(browsers.map((computer) => read(computer.id)));
-  }, [computers, read]);
+  const queryClient = useQueryClient();
+  const browsers = (computers ?? []).filter((computer) => computer.kind === 'browser');
+  const counts = useQueries({
+    queries: browsers.map((computer) => ({
+      ...tabsQuery(api, computer.id),
+      staleTime: Infinity,
+      refetchOnMount: 'always' as const,
+    })),
+    combine: (results) =>
+      Object.fromEntries(
+        results.map((result, index): [string, number | string] => [
+          browsers[index]!.id,
+          result.isError ? '?' : (result.data?.length ?? '…'),
+        ]),
+      ),
+  });
+  const recount = async () => {
+    await Promise.all(
+      browsers.map((computer) =>
+        queryClient.refetchQueries({ queryKey: queryKeys.tabs(computer.id), exact: true }),
+      ),
+    );
+  };
   return { counts, recount };
 }

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Settings, SettingsPatch } from '../../../shared/settings.js';
-import { SaveBar, useSave } from './save-bar.js';
-import type { SaveSettings } from './settings-screen.js';
+import { SaveBar, useSave, type SaveSettings } from './save-bar.js';
 
 type Limits = Settings['limits'];
 const MIB = 1024 ** 2;

@@ -1,12 +1,14 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ApiKey, CreatedApiKey } from '../../../shared/keys.js';
 import { sdkSnippet } from '../../../shared/window-connection.js';
-import { useApi } from '../api/api-context.js';
+import { useApi, useConnection } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import { apiKeysQuery, queryKeys } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { localTime } from '../components/format.js';
-import { usePolling } from '../hooks/use-polling.js';
 
 type Props = {
   /** The key just created, for the SDK snippet (the only time the page knows a stored key). */
@@ -17,10 +19,14 @@ type Props = {
 /** Stored API keys: create one (shown once), copy it and the SDK snippet, revoke. */
 export function KeysSection({ snippetKey, onCreated }: Props) {
   const api = useApi();
-  const keys = usePolling(() => api.get<ApiKey[]>('/keys'), 10_000);
+  const keys = useQuery(apiKeysQuery(api));
+  const create = useMutation({
+    mutationFn: () => api.call('keys.create', { body: {} }),
+    meta: { invalidates: [queryKeys.keys] },
+  });
   const [created, setCreated] = useState<CreatedApiKey>();
   const [error, setError] = useState<string>();
-  const snippet = sdkSnippet(api.connection.baseUrl, snippetKey ?? '<a key created below>');
+  const snippet = sdkSnippet(useConnection().baseUrl, snippetKey ?? '<a key created below>');
 
   return (
     <section className="panel" aria-labelledby="keys-title">
@@ -34,10 +40,9 @@ export function KeysSection({ snippetKey, onCreated }: Props) {
       </div>
       <AsyncButton
         onClick={async () => {
-          const answer = await api.post<CreatedApiKey>('/keys', {});
+          const answer = await create.mutateAsync();
           setCreated(answer);
           onCreated(answer.key);
-          await keys.reload();
         }}
         onError={setError}
       >
@@ -57,13 +62,13 @@ export function KeysSection({ snippetKey, onCreated }: Props) {
           </div>
         </div>
       )}
-      <ErrorText message={error ?? keys.error} />
+      <ErrorText message={error ?? firstError(keys.error)} />
       {keys.data === undefined ? (
         !keys.error && <Spinner label="loading keys" />
       ) : keys.data.length === 0 ? (
         <p className="muted">No stored key yet (the window uses its own key).</p>
       ) : (
-        <KeyTable keys={keys.data} onRevoked={keys.reload} onError={setError} />
+        <KeyTable keys={keys.data} onError={setError} />
       )}
     </section>
   );
@@ -71,12 +76,15 @@ export function KeysSection({ snippetKey, onCreated }: Props) {
 
 type TableProps = {
   keys: ApiKey[];
-  onRevoked: () => Promise<void>;
   onError: (message: string | undefined) => void;
 };
 
-function KeyTable({ keys, onRevoked, onError }: TableProps) {
+function KeyTable({ keys, onError }: TableProps) {
   const api = useApi();
+  const revoke = useMutation({
+    mutationFn: (id: string) => api.call('keys.revoke', { params: { id } }),
+    meta: { invalidates: [queryKeys.keys] },
+  });
   return (
     <table className="table">
       <thead>
@@ -104,10 +112,7 @@ function KeyTable({ keys, onRevoked, onError }: TableProps) {
                 <AsyncButton
                   className="danger"
                   aria-label={`Revoke ${key.id}`}
-                  onClick={async () => {
-                    await api.delete(`/keys/${key.id}`);
-                    await onRevoked();
-                  }}
+                  onClick={() => revoke.mutateAsync(key.id)}
                   onError={onError}
                 >
                   Revoke

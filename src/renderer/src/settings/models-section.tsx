@@ -2,8 +2,7 @@ import { useEffect, useState } from 'react';
 import type { ProviderKind, Settings } from '../../../shared/settings.js';
 import { ProviderFields } from './provider-fields.js';
 import { emptyRow, KINDS, modelsPatch, toRows, type ProviderRow } from './provider-rows.js';
-import { SaveBar, useSave } from './save-bar.js';
-import type { SaveSettings } from './settings-screen.js';
+import { SaveBar, useSave, type SaveSettings } from './save-bar.js';
 
 /** Model names and the providers behind them, with their keys; the default model. */
 export function ModelsSection({ settings, onSave }: { settings: Settings; onSave: SaveSettings }) {

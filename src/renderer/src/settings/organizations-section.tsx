@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Settings, SettingsPatch } from '../../../shared/settings.js';
-import { SaveBar, useSave } from './save-bar.js';
-import type { SaveSettings } from './settings-screen.js';
+import { SaveBar, useSave, type SaveSettings } from './save-bar.js';
 
 /** The owner's organization: exec.* governs it, and organizations.local is refused. */
 const OWNER_ORG = 'local';

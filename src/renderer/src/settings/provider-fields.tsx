@@ -1,5 +1,5 @@
-import type { ProviderKind } from '../../../shared/settings.js';
-import { KINDS, MASKED_SECRET, type ProviderRow, type TextField } from './provider-rows.js';
+import { MASKED_SECRET, type ProviderKind } from '../../../shared/settings.js';
+import { KINDS, type ProviderRow, type TextField } from './provider-rows.js';
 
 const LABELS: Record<TextField | 'timeout_ms', string> = {
   base_url: 'Base URL',

@@ -1,8 +1,5 @@
 import type { ModelConfig, ProviderKind, SettingsPatch } from '../../../shared/settings.js';
 
-/** The contract's MASKED_SECRET (shared/settings.ts); imported by value it would bundle zod. */
-export const MASKED_SECRET = '********';
-
 export const KINDS: ProviderKind[] = [
   'lightcone',
   'openai',

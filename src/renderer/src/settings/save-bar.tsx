@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import type { SettingsPatch } from '../../../shared/settings.js';
-import { errorText } from '../api/client.js';
+import { errorText } from '../api/error-text.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
-import type { SaveSettings } from './settings-screen.js';
+
+/** Saves one section's patch and reports what it changed; a failure is thrown to the section. */
+export type SaveSettings = (patch: SettingsPatch) => Promise<void>;
 
 type SaveStatus = { busy?: boolean; error?: string; saved?: boolean };
 

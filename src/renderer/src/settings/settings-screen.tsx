@@ -1,31 +1,33 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { SettingsAnswer, SettingsPatch } from '../../../shared/settings.js';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
+import { firstError } from '../api/error-text.js';
+import { queryKeys, settingsQuery } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { GeneralSection } from './general-section.js';
 import { KeysSection } from './keys-section.js';
 import { ModelsSection } from './models-section.js';
 import { OrganizationsSection } from './organizations-section.js';
-
-/** Saves one section's patch and reports what it changed; a failure is thrown to the section. */
-export type SaveSettings = (patch: SettingsPatch) => Promise<void>;
+import type { SaveSettings } from './save-bar.js';
 
 export function SettingsScreen() {
   const api = useApi();
-  const [answer, setAnswer] = useState<SettingsAnswer>();
-  const [error, setError] = useState<string>();
+  const queryClient = useQueryClient();
+  // Read when the screen opens, not again behind the back of a person editing a form.
+  const settings = useQuery({ ...settingsQuery(api), refetchOnWindowFocus: false });
   const [createdKey, setCreatedKey] = useState<string>();
-
-  useEffect(() => {
-    api.get<SettingsAnswer>('/settings').then(setAnswer, (failure: unknown) => {
-      setError(errorText(failure));
-    });
-  }, [api]);
-  const save: SaveSettings = useCallback(
-    async (patch) => setAnswer(await api.patch<SettingsAnswer>('/settings', patch)),
-    [api],
-  );
+  // The answer is what is stored now; a saved model also changes the list of models.
+  const patch = useMutation({
+    mutationFn: (change: SettingsPatch) => api.call('settings.update', { body: change }),
+    onSuccess: (answer) => queryClient.setQueryData(queryKeys.settings, answer),
+    meta: { invalidates: [queryKeys.models] },
+  });
+  const save: SaveSettings = async (change) => {
+    await patch.mutateAsync(change);
+  };
+  const answer = settings.data;
+  const error = firstError(settings.error);
 
   return (
     <section aria-labelledby="settings-title" className="settings">

@@ -1,20 +1,25 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { Computer } from '../../../shared/computers.js';
-import type { StartTaskBody } from '../../../shared/tasks.js';
+import type { CallInput } from '../../../shared/client/api-client.js';
 import { useApi } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import { computersQuery, modelsQuery, queryKeys } from '../api/queries.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
-import { usePolling } from '../hooks/use-polling.js';
 
-type ModelList = { data: Array<{ id: string; provider: string }> };
-type Started = { task_id: string; computer_id: string };
+type StartTaskInput = CallInput<'tasks.start'>['body'];
 
 /** Starts a task on a new browser or desktop, or on a computer that is already running. */
 export function StartTaskForm() {
   const api = useApi();
-  const models = usePolling(() => api.get<ModelList>('/v1/models'), 30_000);
-  const computers = usePolling(() => api.get<Computer[]>('/computers'), 5000);
+  const models = useQuery(modelsQuery(api));
+  const computers = useQuery({ ...computersQuery(api), refetchInterval: 5000 });
+  // A task on a new computer creates it.
+  const start = useMutation({
+    mutationFn: (body: StartTaskInput) => api.call('tasks.start', { body }),
+    meta: { invalidates: [queryKeys.tasks, queryKeys.computers] },
+  });
   const [instruction, setInstruction] = useState('');
   const [model, setModel] = useState('');
   const [target, setTarget] = useState('kind:browser');
@@ -24,14 +29,14 @@ export function StartTaskForm() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const [how, value] = target.split(':') as ['kind' | 'computer', string];
-    const body: Partial<StartTaskBody> = {
+    const body: StartTaskInput = {
       instruction,
       max_steps: maxSteps,
       ...(model && { model }),
       ...(how === 'kind' ? { kind: value as 'browser' | 'desktop' } : { computer_id: value }),
     };
     return run(async () => {
-      const started = await api.post<Started>('/agent/tasks', body);
+      const started = await start.mutateAsync(body);
       location.hash = href.task(started.task_id);
     });
   };
@@ -90,7 +95,7 @@ export function StartTaskForm() {
           Start task {busy && <Spinner label="starting the task" />}
         </button>
       </div>
-      <ErrorText message={error ?? models.error} />
+      <ErrorText message={error ?? firstError(models.error)} />
     </form>
   );
 }

@@ -1,13 +1,14 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import type { Computer } from '../../../shared/computers.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
-import { useApi } from '../api/api-context.js';
+import { useApi, useConnection } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import { computersQuery, queryKeys, taskQuery } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
-import { usePolling } from '../hooks/use-polling.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { TaskTimeline } from './task-timeline.js';
@@ -16,19 +17,23 @@ import { useTaskEvents } from './use-task-events.js';
 /** One task: its status and exit code, the controls, and the timeline of its steps. */
 export function TaskDetail({ taskId }: { taskId: string }) {
   const api = useApi();
-  const task = usePolling(() => api.get<Task>(`/agent/tasks/${taskId}`), 1500);
+  const queryClient = useQueryClient();
+  const task = useQuery(taskQuery(api, taskId));
   const { events, error: streamError } = useTaskEvents(taskId);
   const [error, setError] = useState<string>();
-  const reload = task.reload;
   const last = events.at(-1)?.type;
   // Control events change the status: show it at once instead of at the next poll.
-  useEffect(() => void reload(), [reload, last]);
+  useEffect(() => {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.task(taskId) });
+  }, [queryClient, taskId, last]);
   const showShots = useScreenshotsKept(task.data, events);
   const current = task.data;
-  const control = async (verb: 'pause' | 'resume' | 'cancel') => {
-    await api.post(`/agent/tasks/${taskId}/${verb}`);
-    await reload();
-  };
+  // Cancelling a task on a computer it created ends that computer.
+  const control = useMutation({
+    mutationFn: (verb: 'pause' | 'resume' | 'cancel') =>
+      api.call(`tasks.${verb}`, { params: { id: taskId } }),
+    meta: { invalidates: [queryKeys.tasks, queryKeys.computers] },
+  });
 
   return (
     <section aria-labelledby="task-title">
@@ -46,9 +51,9 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           </span>
         )}
       </header>
-      <ErrorText message={error ?? task.error ?? streamError} />
+      <ErrorText message={error ?? firstError(task.error) ?? streamError} />
       {!current && !task.error && <Spinner label="loading the task" />}
-      {current && <TaskFacts task={current} onControl={control} onError={setError} />}
+      {current && <TaskFacts task={current} onControl={control.mutateAsync} onError={setError} />}
       <h2>Timeline</h2>
       <TaskTimeline events={events} showScreenshots={showShots} />
     </section>
@@ -57,7 +62,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
 
 type FactsProps = {
   task: Task;
-  onControl: (verb: 'pause' | 'resume' | 'cancel') => Promise<void>;
+  onControl: (verb: 'pause' | 'resume' | 'cancel') => Promise<unknown>;
   onError: (message: string | undefined) => void;
 };
 
@@ -98,14 +103,14 @@ function TaskFacts({ task, onControl, onError }: FactsProps) {
 /** Whether the task's screenshots can still be shown (see screenshotsKept). */
 function useScreenshotsKept(task: Task | undefined, events: TaskEvent[]): boolean {
   const api = useApi();
-  const computers = usePolling(() => api.get<Computer[]>('/computers'), 5000);
+  const computers = useQuery({ ...computersQuery(api), refetchInterval: 5000 });
   if (!task) return false;
   const shot = events.find((event) => event.type === 'screenshot');
   return screenshotsKept(
     task,
     !!computers.data?.some((computer) => computer.id === task.computer_id),
     shot?.type === 'screenshot' ? shot.screenshot_url : undefined,
-    api.connection.baseUrl,
+    useConnection().baseUrl,
     Date.now(),
   );
 }
@@ -118,7 +123,7 @@ function MessageForm({ taskId }: { taskId: string }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     return run(async () => {
-      await api.post(`/agent/tasks/${taskId}/messages`, { message });
+      await api.call('tasks.message', { params: { id: taskId }, body: { message } });
       setMessage('');
     });
   };

@@ -1,9 +1,11 @@
+import { useQuery } from '@tanstack/react-query';
 import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import { taskListQuery } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
-import { usePolling } from '../hooks/use-polling.js';
 import { liveFirst } from './live-tasks.js';
 import { StartTaskForm } from './start-task-form.js';
 import { TaskDetail } from './task-detail.js';
@@ -18,7 +20,7 @@ export function TasksScreen({ taskId }: { taskId?: string }) {
 
 function TaskList() {
   const api = useApi();
-  const tasks = usePolling(() => api.get<Task[]>('/agent/tasks'), 2000);
+  const tasks = useQuery(taskListQuery(api));
   return (
     <section aria-labelledby="tasks-title">
       <header className="screen-head">
@@ -26,7 +28,7 @@ function TaskList() {
       </header>
       <StartTaskForm />
       <h2>All tasks</h2>
-      <ErrorText message={tasks.error} />
+      <ErrorText message={firstError(tasks.error)} />
       {tasks.data === undefined ? (
         <Spinner label="loading tasks" />
       ) : tasks.data.length === 0 ? (

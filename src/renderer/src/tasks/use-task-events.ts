@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { TaskEvent } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
-import { errorText } from '../api/client.js';
+import { errorText } from '../api/error-text.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'max_steps']);
 const RECONNECT_MS = 1000;
@@ -17,26 +17,23 @@ export function useTaskEvents(taskId: string): { events: TaskEvent[]; error?: st
 
   useEffect(() => {
     const controller = new AbortController();
+    const { signal } = controller;
     const run = async () => {
       let finished = false;
-      while (!finished && !controller.signal.aborted) {
+      while (!finished && !signal.aborted) {
         const received: TaskEvent[] = [];
         setEvents(received);
-        await api.stream(
-          `/agent/tasks/${taskId}/events`,
-          ({ data }) => {
-            const event = data as TaskEvent;
-            received.push(event);
-            finished ||= TERMINAL.has(event.type);
-            setEvents([...received]);
-          },
-          controller.signal,
-        );
+        const params = { id: taskId };
+        for await (const { data } of api.events('tasks.events', { params, signal })) {
+          received.push(data);
+          finished ||= TERMINAL.has(data.type);
+          setEvents([...received]);
+        }
         if (!finished) await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
       }
     };
     run().catch((failure: unknown) => {
-      if (!controller.signal.aborted) setError(errorText(failure));
+      if (!signal.aborted) setError(errorText(failure));
     });
     return () => controller.abort();
   }, [api, taskId]);

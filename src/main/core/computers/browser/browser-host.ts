@@ -69,7 +69,7 @@ export function chromiumSandbox(facts: SandboxFacts): SandboxDecision {
 }
 
 /** The facts for this process and a Chromium executable (a wrapper script is followed by path). */
-export function sandboxFacts(executablePath: string): SandboxFacts {
+function sandboxFacts(executablePath: string): SandboxFacts {
   const uid = process.getuid?.();
   const linux = process.platform === 'linux';
   return {
@@ -129,7 +129,7 @@ function hasSetuidSandbox(executablePath: string): boolean {
 
 /** The decision for this process and executable, made once (it probes with a process). */
 const decisions = new Map<string, SandboxDecision>();
-export function detectChromiumSandbox(executablePath: string): SandboxDecision {
+function detectChromiumSandbox(executablePath: string): SandboxDecision {
   let decision = decisions.get(executablePath);
   if (!decision) {
     decision = chromiumSandbox(sandboxFacts(executablePath));
@@ -142,7 +142,7 @@ export function detectChromiumSandbox(executablePath: string): SandboxDecision {
 export type ComputerContextOptions = BrowserContextOptions & { initScripts?: string[] };
 
 /** Default context shape: the only one the warm pool prepares. */
-export const POOL_VIEWPORT = { width: 1280, height: 720 };
+const POOL_VIEWPORT = { width: 1280, height: 720 };
 
 /**
  * The one shared Chromium (launched on first need, relaunched after a crash) and a small pool of

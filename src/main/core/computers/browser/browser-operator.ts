@@ -1,22 +1,17 @@
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import type { PageContext } from '../../../../shared/actions.js';
 import { CONTROL_CHARACTERS } from '../../../../shared/stealth.js';
+import { redactProxy } from '../../config.js';
 import { ActionFailure, BenchtopError, invalidRequest } from '../../errors.js';
-import type {
-  Action,
-  ActionName,
-  ActionOutcome,
-  ActionRequest,
-  MouseButton,
-  Point,
-} from '../action.js';
-import type { Key } from '../keys.js';
+import type { ActionName, ActionOutcome, MouseButton, Point } from '../action.js';
+import type { Key } from '../keyboard/key-names.js';
 import {
   pngSize,
   type CaptureOptions,
   type FrameSink,
-  type Operator,
+  type RequestOf,
   type Screenshot,
+  type TabbedOperator,
 } from '../operator.js';
 import { startBrowserCapture } from './browser-screencast.js';
 import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
@@ -28,9 +23,10 @@ import {
   readHtml,
   type TabActivity,
 } from './browser-tabs.js';
-import { inPlaywrightLayout, playwrightKey } from './playwright-keys.js';
+import { inPlaywrightLayout, playwrightKey } from '../keyboard/playwright-keymap.js';
 
-const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
+/** What a browser computer performs itself (the runner composes wait, screenshot, debug…). */
+export const BROWSER_CAPABILITIES = new Set([
   'click',
   'mouse_down',
   'mouse_up',
@@ -49,14 +45,25 @@ const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
   'new_tab',
   'switch_tab',
   'close_tab',
-]);
+] as const satisfies ActionName[]);
+type BrowserActionName = typeof BROWSER_CAPABILITIES extends Set<infer N> ? N : never;
+type BrowserAction = RequestOf<BrowserActionName>['action'];
+const TAB_ACTIONS = new Set(['list_tabs', 'new_tab', 'switch_tab', 'close_tab'] as const);
+type TabActionName = typeof TAB_ACTIONS extends Set<infer N> ? N : never;
+
+function isTabAction(
+  action: BrowserAction,
+): action is Extract<BrowserAction, { type: TabActionName }> {
+  return (TAB_ACTIONS as ReadonlySet<string>).has(action.type);
+}
 
 const CDP_BUTTONS = { back: 8, forward: 16 } as const;
 
 export type BrowserOperatorOptions = {
   host: BrowserHost;
   contextOptions: BrowserContextOptions;
-  maxTabs: number;
+  /** Read at each opening: limits.max_tabs as it is now. */
+  maxTabs: () => number;
   /** Called once when the context goes away without close() (browser crash or kill). */
   onCrash: () => void;
   /** Tabs opened, closed and switched, and main-frame navigations, for the computer's events. */
@@ -64,9 +71,9 @@ export type BrowserOperatorOptions = {
 };
 
 /** A browser computer: one BrowserContext of the shared Chromium, its pages as tabs. */
-export class BrowserOperator implements Operator {
+export class BrowserOperator implements TabbedOperator<BrowserActionName> {
   readonly kind = 'browser' as const;
-  readonly supports = SUPPORTED;
+  readonly capabilities: ReadonlySet<BrowserActionName> = BROWSER_CAPABILITIES;
   private context!: BrowserContext;
   private readonly tabs: BrowserTabs;
   private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
@@ -97,12 +104,11 @@ export class BrowserOperator implements Operator {
     return this.options.contextOptions.viewport ?? { width: 1280, height: 720 };
   }
 
-  async perform({ action, tabId, fieldPrefix }: ActionRequest): Promise<ActionOutcome> {
-    const tabResult = await this.performTabAction(action);
-    if (tabResult) return tabResult;
+  async perform({ action, tabId, signal }: RequestOf<BrowserActionName>): Promise<ActionOutcome> {
+    if (isTabAction(action)) return this.performTabAction(action, signal);
     const { id, page } = this.tabs.page(tabId);
     try {
-      return { result: await this.performOnPage(page, action, fieldPrefix), executedTabId: id };
+      return { result: await this.performOnPage(page, action, signal), executedTabId: id };
     } catch (error) {
       if (error instanceof ActionFailure || error instanceof BenchtopError) throw error;
       throw new ActionFailure(firstLine(error));
@@ -111,8 +117,8 @@ export class BrowserOperator implements Operator {
 
   private async performOnPage(
     page: Page,
-    action: Action,
-    fieldPrefix: string,
+    action: Exclude<BrowserAction, { type: TabActionName }>,
+    signal: AbortSignal | undefined,
   ): Promise<Record<string, unknown>> {
     switch (action.type) {
       case 'click':
@@ -148,27 +154,28 @@ export class BrowserOperator implements Operator {
         await page.keyboard.up(layoutKey(action.key));
         return {};
       case 'navigate':
-        return navigate(page, action.url);
+        return navigate(page, action.url, signal);
       case 'html':
         return { ...(await readHtml(page)), url: page.url() };
       case 'viewport':
-        return this.resize(action.width, action.height, action.scale, `${fieldPrefix}scale_factor`);
+        return this.resize(action.width, action.height, action.scale);
       case 'change_proxy':
-        return this.changeProxy(action.proxyUrl, `${fieldPrefix}proxy_url`);
-      default:
-        throw invalidRequest(`${action.type} is not a browser action`);
+        return this.changeProxy(action.proxyUrl);
     }
   }
 
-  private async performTabAction(action: Action): Promise<ActionOutcome | undefined> {
+  private async performTabAction(
+    action: Extract<BrowserAction, { type: TabActionName }>,
+    signal: AbortSignal | undefined,
+  ): Promise<ActionOutcome> {
     switch (action.type) {
       case 'list_tabs':
         return { result: { tabs: await this.tabs.list() }, executedTabId: this.tabs.mainId };
       case 'new_tab': {
-        this.tabs.checkRoom(this.options.maxTabs);
+        this.tabs.checkRoom();
         const page = await this.context.newPage();
         const id = this.tabs.add(page);
-        if (action.url) await loadNewTab(page, id, action.url);
+        if (action.url) await loadNewTab(page, id, action.url, signal);
         return { result: { created_tab_id: id }, executedTabId: id };
       }
       case 'switch_tab':
@@ -177,8 +184,6 @@ export class BrowserOperator implements Operator {
       case 'close_tab':
         await this.tabs.close(action.tabId);
         return { result: { closed_tab: action.tabId }, executedTabId: this.tabs.mainId };
-      default:
-        return undefined;
     }
   }
 
@@ -231,12 +236,12 @@ export class BrowserOperator implements Operator {
     return session;
   }
 
-  private async resize(width: number, height: number, scale: number | undefined, param: string) {
+  private async resize(width: number, height: number, scale: number | undefined) {
     const current = this.options.contextOptions.deviceScaleFactor ?? 1;
     if (scale !== undefined && scale !== current) {
       throw invalidRequest(
         `a browser computer keeps the scale it was created with (${current}); create a computer with display.scale ${scale}`,
-        param,
+        'scale_factor',
       );
     }
     this.options.contextOptions.viewport = { width, height };
@@ -253,9 +258,9 @@ export class BrowserOperator implements Operator {
   }
 
   /** Rebuilds the context behind the new proxy, carrying cookies, storage and open tabs. */
-  private async changeProxy(proxyUrl: string, param: string): Promise<Record<string, unknown>> {
+  private async changeProxy(proxyUrl: string): Promise<Record<string, unknown>> {
     // Checked before anything changes: a refused URL leaves the computer as it was.
-    const proxy = proxyFromUrl(proxyUrl, param);
+    const proxy = proxyFromUrl(proxyUrl, 'proxy_url');
     const storageState = await this.context.storageState({ indexedDB: true });
     const open = this.tabs.visible().map(({ id, page }) => ({ id, url: page.url() }));
     const main = this.tabs.mainId;
@@ -291,8 +296,8 @@ export class BrowserOperator implements Operator {
     return { png, ...pngSize(png), tabId: id };
   }
 
-  pageContext(tabId?: string): Promise<PageContext | undefined> {
-    return this.tabs.context(tabId);
+  pageContext(tab: { executed?: string; requested?: string }): Promise<PageContext | undefined> {
+    return this.tabs.context(tab.executed ?? tab.requested);
   }
 
   /** Cookies, localStorage and IndexedDB, for saving a persistent computer. */
@@ -365,12 +370,4 @@ export function proxyFromUrl(
     );
   }
   return { server, ...credentials };
-}
-
-/** The proxy URL without its password, for results and logs. */
-export function redactProxy(proxyUrl: string): string {
-  if (!proxyUrl) return '';
-  const url = new URL(proxyUrl);
-  if (url.password) url.password = '***';
-  return url.href.replace(/\/$/, '');
 }

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { PageContext } from '../../../../shared/actions.js';
+import { abortable } from '../abortable.js';
 import { ActionFailure, invalidRequest, notFound } from '../../errors.js';
 import type { ComputerEventInput } from '../../events/computer-events.js';
 import { newId } from '../../ids.js';
@@ -42,19 +43,21 @@ export class BrowserTabs {
   constructor(
     private readonly onOpen: (page: Page) => void,
     private readonly report: (activity: TabActivity) => void = () => {},
-    private readonly maxTabs = Infinity,
+    /** Read at each opening, so a changed limits.max_tabs applies to a running computer. */
+    private readonly maxTabs: () => number = () => Infinity,
   ) {}
 
   /** Follows pages the context opens from now on; those beyond maxTabs are refused. */
   watch(context: BrowserContext): void {
     context.on('page', (page) => {
       if (this.ids.has(page)) return;
-      if (this.pages.size >= this.maxTabs) this.refuse(page);
+      if (this.pages.size >= this.maxTabs()) this.refuse(page);
       else this.add(page);
     });
   }
 
   private refuse(page: Page): void {
+    const maxTabs = this.maxTabs();
     this.refused.add(page);
     const url = page.url();
     page.close().catch(() => {
@@ -63,8 +66,8 @@ export class BrowserTabs {
     this.report({
       type: 'tab_refused',
       url,
-      max_tabs: this.maxTabs,
-      message: `a page opened a tab while the computer had ${this.maxTabs} tabs open, the most it may have (limits.max_tabs); the new tab was closed`,
+      max_tabs: maxTabs,
+      message: `a page opened a tab while the computer had ${maxTabs} tabs open, the most it may have (limits.max_tabs); the new tab was closed`,
     });
   }
 
@@ -74,7 +77,7 @@ export class BrowserTabs {
     if (this.refused.has(page)) {
       // Pages a site opened took the last free place between the check and the opening.
       throw new ActionFailure(
-        `the computer reached its ${this.maxTabs} tabs (limits.max_tabs) while the tab opened, so it was closed; close a tab and try again`,
+        `the computer reached its ${this.maxTabs()} tabs (limits.max_tabs) while the tab opened, so it was closed; close a tab and try again`,
       );
     }
     const id = this.track(page, newId('tab'));
@@ -206,7 +209,8 @@ export class BrowserTabs {
     this.forget(tabId);
   }
 
-  checkRoom(maxTabs: number): void {
+  checkRoom(): void {
+    const maxTabs = this.maxTabs();
     if (this.pages.size >= maxTabs) {
       throw invalidRequest(
         `a computer has at most ${maxTabs} tabs; close one first (limits.max_tabs)`,
@@ -228,17 +232,35 @@ export async function readHtml(page: Page): Promise<{ html_content: string; titl
   });
 }
 
-/** Loads a URL in a tab and waits for `load`: where the tab ended up, and its title. */
-export async function navigate(page: Page, url: string): Promise<{ url: string; title: string }> {
-  await page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+/**
+ * Loads a URL in a tab and waits for `load`: where the tab ended up, and its title. An aborted
+ * `signal` stops the loading at once (the page keeps what it showed).
+ */
+export async function navigate(
+  page: Page,
+  url: string,
+  signal?: AbortSignal,
+): Promise<{ url: string; title: string }> {
+  await goto(page, url, signal);
   return { url: page.url(), title: await page.title() };
 }
 
 /** Loads the URL a tab was opened with; a failure says the tab is open all the same. */
-export async function loadNewTab(page: Page, id: string, url: string): Promise<void> {
-  await page
-    .goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
-    .catch((error: unknown) => {
-      throw new ActionFailure(`tab ${id} opened, but ${firstLine(error)}`);
-    });
+export async function loadNewTab(
+  page: Page,
+  id: string,
+  url: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  await goto(page, url, signal).catch((error: unknown) => {
+    if (error instanceof ActionFailure) throw error;
+    throw new ActionFailure(`tab ${id} opened, but ${firstLine(error)}`);
+  });
+}
+
+function goto(page: Page, url: string, signal: AbortSignal | undefined): Promise<unknown> {
+  const loading = page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+  return abortable(loading, signal, 'the navigation', () => {
+    page.evaluate(() => window.stop()).catch(() => {});
+  });
 }

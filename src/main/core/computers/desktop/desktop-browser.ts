@@ -47,7 +47,8 @@ export type DesktopBrowserOptions = {
   height: number;
   /** Inside the workspace, so a persistent desktop saves the profile with it. */
   userDataDir: string;
-  maxTabs: number;
+  /** Read at each opening: limits.max_tabs as it is now. */
+  maxTabs: () => number;
   report?: (activity: TabActivity) => void;
 };
 
@@ -70,26 +71,34 @@ export class DesktopBrowser {
     );
   }
 
-  async perform(action: BrowserAction, tabId?: string): Promise<ActionOutcome> {
+  async perform(
+    action: BrowserAction,
+    tabId: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<ActionOutcome> {
     const before = this.running();
     try {
-      return await this.performNow(action, tabId);
+      return await this.performNow(action, tabId, signal);
     } catch (error) {
       // A browser killed or closed a moment ago can fail an action before it reports its end
       // (Playwright notices a few ms after the process is gone); one that starts a browser retries.
       const died = before !== undefined && this.running() === undefined;
       if (!died || (action.type !== 'navigate' && action.type !== 'new_tab')) throw failure(error);
-      return this.performNow(action, tabId).catch((retried: unknown) => {
+      return this.performNow(action, tabId, signal).catch((retried: unknown) => {
         throw failure(retried);
       });
     }
   }
 
-  private async performNow(action: BrowserAction, tabId?: string): Promise<ActionOutcome> {
+  private async performNow(
+    action: BrowserAction,
+    tabId: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ActionOutcome> {
     switch (action.type) {
       case 'navigate': {
         const { id, page } = await this.pageToNavigate(tabId);
-        return { result: await navigate(page, action.url), executedTabId: id };
+        return { result: await navigate(page, action.url, signal), executedTabId: id };
       }
       case 'html': {
         if (!this.running()) {
@@ -104,7 +113,7 @@ export class DesktopBrowser {
         if (!this.running()) return { result: { tabs: [] } };
         return { result: { tabs: await this.tabs.list() }, executedTabId: this.tabs.mainId };
       case 'new_tab':
-        return this.newTab(action.url);
+        return this.newTab(action.url, signal);
       case 'switch_tab':
         await this.tabs.switchTo(action.tabId).bringToFront();
         return { result: { active_tab: action.tabId }, executedTabId: action.tabId };
@@ -124,16 +133,16 @@ export class DesktopBrowser {
     return this.tabs.page(tabId);
   }
 
-  private async newTab(url?: string): Promise<ActionOutcome> {
+  private async newTab(url: string | undefined, signal?: AbortSignal): Promise<ActionOutcome> {
     const { context, fresh } = await this.open();
-    this.tabs.checkRoom(this.options.maxTabs);
+    this.tabs.checkRoom();
     // A browser that just started shows one blank tab: the new tab is that one, not a second.
     const blank = fresh && this.tabs.mainId ? this.tabs.page().page : undefined;
     const page = blank?.url() === 'about:blank' ? blank : await context.newPage();
     const id = this.tabs.add(page);
     // In front before it loads, so a screenshot taken meanwhile already shows this tab.
     await page.bringToFront();
-    if (url) await loadNewTab(page, id, url);
+    if (url) await loadNewTab(page, id, url, signal);
     return { result: { created_tab_id: id }, executedTabId: id };
   }
 

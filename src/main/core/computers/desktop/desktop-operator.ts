@@ -1,21 +1,30 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PageContext } from '../../../../shared/actions.js';
 import { ActionFailure, invalidRequest } from '../../errors.js';
-import type { ActionName, ActionOutcome, ActionRequest, MouseButton, Point } from '../action.js';
+import { runProgram, type Launched } from '../../runtime/process-supervisor.js';
+import type { ActionName, ActionOutcome, MouseButton, Point } from '../action.js';
 import type { TabActivity } from '../browser/browser-tabs.js';
-import type { Key } from '../keys.js';
-import type { CaptureOptions, CursorSink, FrameSink, Operator, Screenshot } from '../operator.js';
+import type { Key } from '../keyboard/key-names.js';
+import type {
+  CaptureOptions,
+  CursorSink,
+  FrameSink,
+  RequestOf,
+  Screenshot,
+  TabbedOperator,
+  TerminalOperator,
+} from '../operator.js';
 import { BROWSER_ACTIONS, DesktopBrowser } from './desktop-browser.js';
 import type { WorkerButton } from './desktop-protocol.js';
-import { nutKeys } from './nut-keys.js';
+import { nutKeys } from '../keyboard/nut-keymap.js';
 import { UnicodeKeymap } from './unicode-keymap.js';
 import type { WorkerClient } from './worker-client.js';
 import { sandboxDisplayEnv, type XDisplay } from './x-display.js';
 import type { ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 
-const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
+/** What a desktop computer performs itself (the runner composes wait, screenshot, debug…). */
+export const DESKTOP_CAPABILITIES = new Set([
   'click',
   'mouse_down',
   'mouse_up',
@@ -28,7 +37,8 @@ const SUPPORTED: ReadonlySet<ActionName> = new Set<ActionName>([
   'key_up',
   'viewport',
   ...BROWSER_ACTIONS,
-]);
+] as const satisfies ActionName[]);
+type DesktopActionName = typeof DESKTOP_CAPABILITIES extends Set<infer N> ? N : never;
 
 /** X buttons for the side buttons nut-js does not know. */
 const SIDE_BUTTONS = { back: '8', forward: '9' } as const;
@@ -42,7 +52,8 @@ const X11_PACKAGES: Record<string, string> = {
 export type DesktopBrowserSetup = {
   /** Chromium's path; undefined when none was found. */
   browser?: string;
-  maxTabs: number;
+  /** Read at each opening: limits.max_tabs as it is now. */
+  maxTabs: () => number;
   /** Tabs opened, closed and switched, and navigations, for the computer's events. */
   report?: (activity: TabActivity) => void;
 };
@@ -54,7 +65,7 @@ export type DesktopOptions = DesktopBrowserSetup & {
   /** Its sandbox: the desktop's browser runs in it, and it ends with the desktop. */
   sandbox?: ComputerSandbox;
   /** Its terminal, where its organization may run commands. */
-  terminal?: ChildProcess;
+  terminal?: Launched;
   /** Host mode off X11 (macOS, Windows): no xdotool, nut-js types. */
   typeWithNut?: boolean;
 };
@@ -63,9 +74,11 @@ export type DesktopOptions = DesktopBrowserSetup & {
  * A desktop computer: a private X display driven by its own nut-js worker (and xdotool for text),
  * with a Chromium on it for navigate, html and tabs.
  */
-export class DesktopOperator implements Operator {
+export class DesktopOperator implements TabbedOperator<DesktopActionName>, TerminalOperator {
   readonly kind = 'desktop' as const;
-  readonly supports = SUPPORTED;
+  readonly capabilities: ReadonlySet<DesktopActionName> = DESKTOP_CAPABILITIES;
+  /** Set once close() starts, so the processes it ends are not taken for a crash. */
+  private closing = false;
 
   private readonly unicode = new UnicodeKeymap((command, args) => this.x11(command, args));
   private readonly browser: DesktopBrowser;
@@ -84,7 +97,23 @@ export class DesktopOperator implements Operator {
     });
   }
 
-  async perform({ action, tabId, fieldPrefix }: ActionRequest): Promise<ActionOutcome> {
+  /**
+   * Calls `listener` once if the display, the worker or the sandbox ends on its own (not because
+   * close() ended it). Its browser is not watched: it restarts on the next navigate.
+   */
+  onCrash(listener: () => void): void {
+    let crashed = false;
+    const crash = () => {
+      if (crashed || this.closing) return;
+      crashed = true;
+      listener();
+    };
+    this.options.display.onExit(crash);
+    this.options.worker.onExit(crash);
+    this.options.sandbox?.onExit(crash);
+  }
+
+  async perform({ action, tabId, signal }: RequestOf<DesktopActionName>): Promise<ActionOutcome> {
     const { worker } = this.options;
     switch (action.type) {
       case 'click':
@@ -132,11 +161,9 @@ export class DesktopOperator implements Operator {
       case 'new_tab':
       case 'switch_tab':
       case 'close_tab':
-        return this.browser.perform(action, tabId);
+        return this.browser.perform(action, tabId, signal);
       case 'viewport':
-        return { result: this.resize(action.width, action.height, action.scale, fieldPrefix) };
-      default:
-        throw invalidRequest(`${action.type} is not a desktop action`);
+        return { result: this.resize(action.width, action.height, action.scale) };
     }
     return { result: {} };
   }
@@ -185,36 +212,22 @@ export class DesktopOperator implements Operator {
   }
 
   /** Runs an X11 tool on this display; its stdout, or an action failure saying what to install. */
-  private x11(command: string, args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(command, args, {
-        env: { ...process.env, ...this.options.display.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('error', (error) =>
-        reject(
-          new ActionFailure(
-            `${command} is needed on desktops (${X11_PACKAGES[command] ?? command}): ${error.message}`,
-          ),
-        ),
-      );
-      child.once('exit', (code) =>
-        code === 0
-          ? resolve(stdout)
-          : reject(new ActionFailure(`${command} failed: ${stderr.trim()}`)),
+  private async x11(command: string, args: string[]): Promise<string> {
+    const ran = await runProgram(command, args, {
+      env: { ...process.env, ...this.options.display.env },
+    }).catch((error: Error) => {
+      throw new ActionFailure(
+        `${command} is needed on desktops (${X11_PACKAGES[command] ?? command}): ${error.message}`,
       );
     });
+    if (ran.code !== 0) throw new ActionFailure(`${command} failed: ${ran.stderr.trim()}`);
+    return ran.stdout;
   }
 
   private resize(
     width: number,
     height: number,
     scale: number | undefined,
-    fieldPrefix: string,
   ): Record<string, unknown> {
     const { display } = this.options;
     if (width === display.width && height === display.height && (scale ?? 1) === 1) {
@@ -222,12 +235,12 @@ export class DesktopOperator implements Operator {
     }
     throw invalidRequest(
       `a desktop's screen is fixed at ${display.width}×${display.height}: Xvfb cannot change its size after start; create a desktop computer with display {width, height}`,
-      `${fieldPrefix}width`,
+      'width',
     );
   }
 
   async screenshot(): Promise<Screenshot> {
-    const shot = await this.options.worker.request<Screenshot>({ op: 'screenshot' });
+    const shot = await this.options.worker.request({ op: 'screenshot' });
     // Structured clone delivers a Uint8Array; wrap it without copying.
     return { ...shot, png: Buffer.from(shot.png.buffer, shot.png.byteOffset, shot.png.byteLength) };
   }
@@ -245,12 +258,11 @@ export class DesktopOperator implements Operator {
       while (running) {
         const started = Date.now();
         try {
-          const frame = await this.options.worker.request<{
-            jpeg: Uint8Array;
-            width: number;
-            height: number;
-            cursor: { x: number; y: number };
-          }>({ op: 'frame', quality: options.quality, maxWidth: options.maxWidth });
+          const frame = await this.options.worker.request({
+            op: 'frame',
+            quality: options.quality,
+            maxWidth: options.maxWidth,
+          });
           if (!running) break;
           const jpeg = Buffer.from(frame.jpeg.buffer, frame.jpeg.byteOffset, frame.jpeg.byteLength);
           onFrame({ jpeg, width: frame.width, height: frame.height });
@@ -272,9 +284,12 @@ export class DesktopOperator implements Operator {
     });
   }
 
-  /** Only an action that ran in the desktop's browser names a tab; there is no page otherwise. */
-  pageContext(tabId?: string): Promise<PageContext | undefined> {
-    return this.browser.pageContext(tabId);
+  /**
+   * Only an action that ran in the desktop's browser names a tab; there is no page otherwise (a
+   * tab_id asked for does not make a click on the screen one of a page's).
+   */
+  pageContext(tab: { executed?: string }): Promise<PageContext | undefined> {
+    return this.browser.pageContext(tab.executed);
   }
 
   /** Undefined: actions other than the browser's (a click, a wait) act on the whole screen. */
@@ -283,18 +298,9 @@ export class DesktopOperator implements Operator {
   }
 
   endTerminal(): void {
-    const pid = this.options.terminal?.pid;
-    if (pid === undefined) return;
-    try {
-      // Its shell runs in a session of its own; it ends when the terminal's pty closes.
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
+    // Its shell runs in a session of its own; it ends when the terminal's pty closes.
+    this.options.terminal?.kill();
   }
-
-  /** Set once close() starts, so the processes it ends are not taken for a crash. */
-  closing = false;
 
   async close(): Promise<void> {
     this.closing = true;

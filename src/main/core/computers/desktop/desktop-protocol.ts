@@ -1,6 +1,7 @@
 /** Requests the main process sends to a desktop worker, and their answers. */
+import type { Point } from '../action.js';
+
 export type WorkerButton = 'left' | 'right' | 'middle';
-export type Point = { x: number; y: number };
 
 export type WorkerRequest =
   | { op: 'click'; at: Point; button: WorkerButton; count: number }
@@ -14,6 +15,26 @@ export type WorkerRequest =
   | { op: 'frame'; quality: number; maxWidth?: number }
   | { op: 'size' }
   | { op: 'cursor' };
+
+/**
+ * What each request answers. Images arrive as Uint8Array (structured clone turns the worker's
+ * Buffers into plain typed arrays).
+ */
+export type WorkerResults = {
+  click: null;
+  press: null;
+  move: null;
+  drag: null;
+  scroll: null;
+  keys: null;
+  type: null;
+  screenshot: { png: Uint8Array; width: number; height: number };
+  frame: { jpeg: Uint8Array; width: number; height: number; cursor: Point };
+  size: { width: number; height: number };
+  cursor: Point;
+};
+
+export type WorkerResult<R extends WorkerRequest> = WorkerResults[R['op']];
 
 export type WorkerMessage = { id: number; request: WorkerRequest };
 export type WorkerAnswer =

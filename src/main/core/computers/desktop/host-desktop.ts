@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { invalidRequest } from '../../errors.js';
+import { invalidRequest, unavailable } from '../../errors.js';
+import { launch, type Launched } from '../../runtime/process-supervisor.js';
 import { DesktopOperator, type DesktopBrowserSetup } from './desktop-operator.js';
-import { WorkerClient } from './worker-client.js';
+import { WorkerClient, type WorkerEntry } from './worker-client.js';
 import type { XDisplay } from './x-display.js';
 
 /**
@@ -10,7 +10,11 @@ import type { XDisplay } from './x-display.js';
  * launched there (a browser opened by navigate), never the user's session.
  */
 export async function startHostDesktop(
-  options: DesktopBrowserSetup & { workspace: string; onCrash: () => void },
+  options: DesktopBrowserSetup & {
+    workspace: string;
+    onCrash: () => void;
+    workerEntry: WorkerEntry;
+  },
 ): Promise<{
   operator: DesktopOperator;
   env: Record<string, string>;
@@ -25,9 +29,9 @@ export async function startHostDesktop(
     );
   }
   const displayEnv: Record<string, string> = name ? { DISPLAY: name } : {};
-  const worker = await WorkerClient.start(displayEnv);
-  const { width, height } = await worker.request<{ width: number; height: number }>({ op: 'size' });
-  const launched: ChildProcess[] = [];
+  const worker = await WorkerClient.start(displayEnv, options.workerEntry);
+  const { width, height } = await worker.request({ op: 'size' });
+  const launched: Launched[] = [];
   const display: XDisplay = {
     name,
     env: displayEnv,
@@ -35,27 +39,20 @@ export async function startHostDesktop(
     width,
     height,
     pid: process.pid,
-    launch(command, args, launchOptions = {}) {
-      const child = spawn(command, args, {
+    async launch(command, args, launchOptions = {}) {
+      const child = await launch(command, args, {
         cwd: launchOptions.cwd,
         env: { ...process.env, ...launchOptions.env },
-        detached: true,
         stdio: 'ignore',
+      }).catch((error: Error) => {
+        throw unavailable(`${command} could not start: ${error.message}`);
       });
-      child.on('error', () => {});
       launched.push(child);
       return child;
     },
     onExit: () => {},
     close() {
-      for (const child of launched) {
-        try {
-          if (child.pid !== undefined && child.exitCode === null)
-            process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
+      for (const child of launched) if (child.running) child.kill();
       return Promise.resolve();
     },
   };
@@ -68,8 +65,6 @@ export async function startHostDesktop(
     report: options.report,
     typeWithNut: process.platform !== 'linux',
   });
-  worker.onExit(() => {
-    if (!operator.closing) options.onCrash();
-  });
+  operator.onCrash(options.onCrash);
   return { operator, env: name ? { DISPLAY: name } : {}, width, height };
 }

@@ -1,12 +1,12 @@
-import { execFile, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../../errors.js';
+import { runProgram, type Launched } from '../../runtime/process-supervisor.js';
 import { ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 import { OPENBOX_CONFIG } from './openbox-config.js';
 import { DesktopOperator, type DesktopBrowserSetup } from './desktop-operator.js';
-import { WorkerClient } from './worker-client.js';
+import { WorkerClient, type WorkerEntry } from './worker-client.js';
 import { sandboxDisplayEnv, startXDisplay } from './x-display.js';
 
 export type DesktopStart = DesktopBrowserSetup & {
@@ -23,6 +23,7 @@ export type DesktopStart = DesktopBrowserSetup & {
   terminal: boolean;
   /** Called once if the display or the worker dies on its own (not its browser: it restarts). */
   onCrash: () => void;
+  workerEntry: WorkerEntry;
 };
 
 /**
@@ -36,7 +37,7 @@ export async function startDesktop(options: DesktopStart): Promise<{
   sandbox?: ComputerSandbox;
 }> {
   const display = await startXDisplay(options.width, options.height, options.privateDir);
-  const workerStart = WorkerClient.start(display.env);
+  const workerStart = WorkerClient.start(display.env, options.workerEntry);
   let sandbox: ComputerSandbox | undefined;
   try {
     if (options.sandboxed) {
@@ -50,14 +51,14 @@ export async function startDesktop(options: DesktopStart): Promise<{
     }
     const config = join(options.privateDir, 'tmp', 'openbox-rc.xml');
     await writeFile(config, OPENBOX_CONFIG, { flag: 'wx' });
-    display.launch(
+    await display.launch(
       'openbox',
       ['--sm-disable', '--config-file', sandbox ? '/tmp/openbox-rc.xml' : config],
       { sandbox },
     );
-    let terminal: ChildProcess | undefined;
+    let terminal: Launched | undefined;
     if (options.terminal) {
-      terminal = display.launch('xterm', ['-u8', '-geometry', '100x30+20+20'], {
+      terminal = await display.launch('xterm', ['-u8', '-geometry', '100x30+20+20'], {
         cwd: options.workspace,
         // dash keeps keystrokes typed before it starts; bash's readline discards them.
         env: { LC_ALL: 'C.UTF-8', SHELL: '/bin/sh' },
@@ -78,16 +79,7 @@ export async function startDesktop(options: DesktopStart): Promise<{
       maxTabs,
       report,
     });
-    let crashed = false;
-    // The display, the worker or the sandbox ending on its own is a crash; because we close it, not.
-    const crash = () => {
-      if (crashed || operator.closing) return;
-      crashed = true;
-      options.onCrash();
-    };
-    display.onExit(crash);
-    worker.onExit(crash);
-    sandbox?.onExit(crash);
+    operator.onCrash(options.onCrash);
     return {
       operator,
       env: sandbox ? sandboxDisplayEnv(display.name) : display.env,
@@ -126,19 +118,18 @@ async function waitForWindow(displayEnv: Record<string, string>, search: string[
   );
 }
 
-function windowExists(displayEnv: Record<string, string>, search: string[]): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'xdotool',
-      ['search', ...search],
-      { env: { ...process.env, ...displayEnv }, timeout: 2000 },
-      (error) => {
-        if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
-          reject(unavailable('desktop computers need xdotool: apt-get install xdotool'));
-        } else {
-          resolve(!error);
-        }
-      },
-    );
+async function windowExists(
+  displayEnv: Record<string, string>,
+  search: string[],
+): Promise<boolean> {
+  const found = await runProgram('xdotool', ['search', ...search], {
+    env: { ...process.env, ...displayEnv },
+    timeoutMs: 2000,
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') {
+      throw unavailable('desktop computers need xdotool: apt-get install xdotool');
+    }
+    return undefined;
   });
+  return found?.code === 0;
 }

@@ -1,28 +1,20 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { unavailable } from '../../errors.js';
-import type { WorkerAnswer, WorkerMessage, WorkerRequest } from './desktop-protocol.js';
+import { launch, type Launched } from '../../runtime/process-supervisor.js';
+import type {
+  WorkerAnswer,
+  WorkerMessage,
+  WorkerRequest,
+  WorkerResult,
+} from './desktop-protocol.js';
 
 const READY_TIMEOUT_MS = 10_000;
 
 /**
- * The worker's entry: the built desktop-worker.js next to the bundle (the app), else the
- * TypeScript source run through tsx (headless from a clone, tests).
+ * The worker's entry module, given where the app is composed: the built desktop-worker.js next
+ * to the bundle; `execArgv` for a runner of the sources (the tests' tsx).
  */
-function workerEntry(): { path: string; execArgv: string[] } {
-  const here = dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [
-    join(here, 'desktop-worker.js'),
-    join(here, '..', 'desktop-worker.js'),
-  ]) {
-    if (existsSync(candidate)) return { path: candidate, execArgv: [] };
-  }
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
-  return { path: join(here, 'desktop-worker.ts'), execArgv: ['--import', tsx] };
-}
+export type WorkerEntry = { path: string; execArgv?: string[] };
 
 /** Talks to one desktop worker process over its IPC channel. */
 export class WorkerClient {
@@ -34,7 +26,11 @@ export class WorkerClient {
   private exited = false;
   private readonly exitListeners: Array<() => void> = [];
 
-  private constructor(private readonly child: ChildProcess) {
+  private readonly child: ChildProcess;
+
+  private constructor(private readonly worker: Launched) {
+    const { child } = worker;
+    this.child = child;
     child.on('message', (answer: WorkerAnswer) => {
       const call = this.pending.get(answer.id);
       if (!call) return;
@@ -51,21 +47,27 @@ export class WorkerClient {
   }
 
   /** `displayEnv`: DISPLAY and XAUTHORITY of the display it drives. */
-  static async start(displayEnv: Record<string, string>): Promise<WorkerClient> {
-    const entry = workerEntry();
-    const child = fork(entry.path, [], {
-      execArgv: entry.execArgv,
+  static async start(
+    displayEnv: Record<string, string>,
+    entry: WorkerEntry,
+  ): Promise<WorkerClient> {
+    // In Benchtop's own process group: it also ends when its IPC channel closes.
+    const worker = await launch(entry.path, [], {
+      node: { execArgv: entry.execArgv, serialization: 'advanced' },
+      group: false,
       env: { ...process.env, ...displayEnv },
-      serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    }).catch((error: Error) => {
+      throw unavailable(`the desktop worker could not start: ${error.message}`);
     });
+    const { child } = worker;
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(unavailable('the desktop worker did not start in time')),
-        READY_TIMEOUT_MS,
-      );
+      const timer = setTimeout(() => {
+        worker.kill();
+        reject(unavailable('the desktop worker did not start in time'));
+      }, READY_TIMEOUT_MS);
       child.once('message', () => {
         clearTimeout(timer);
         resolve();
@@ -79,20 +81,20 @@ export class WorkerClient {
         );
       });
     });
-    return new WorkerClient(child);
+    return new WorkerClient(worker);
   }
 
-  request<T = unknown>(request: WorkerRequest): Promise<T> {
+  request<R extends WorkerRequest>(request: R): Promise<WorkerResult<R>> {
     if (this.exited) return Promise.reject(new Error('the desktop worker ended'));
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<WorkerResult<R>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.child.send({ id, request } satisfies WorkerMessage);
     });
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
+  get pid(): number {
+    return this.worker.pid;
   }
 
   onExit(listener: () => void): void {
@@ -100,6 +102,6 @@ export class WorkerClient {
   }
 
   close(): void {
-    if (!this.exited) this.child.kill('SIGKILL');
+    if (!this.exited) this.worker.kill();
   }
 }

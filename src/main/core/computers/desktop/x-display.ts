@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../../errors.js';
+import { launch, type Launched } from '../../runtime/process-supervisor.js';
+import { processesWithEnv } from '../../runtime/process-table.js';
 import { sandboxEnv, type ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 
 const START_TIMEOUT_MS = 10_000;
@@ -22,9 +23,9 @@ export type XDisplay = {
   pid: number;
   /**
    * Runs a program on this display in its own process group, in the sandbox when one is given;
-   * ended with the display.
+   * ended with the display. Rejects (unavailable) when it cannot start.
    */
-  launch(command: string, args: string[], options?: LaunchOptions): ChildProcess;
+  launch(command: string, args: string[], options?: LaunchOptions): Promise<Launched>;
   /** Called once if the X server dies on its own. */
   onExit(listener: () => void): void;
   close(): Promise<void>;
@@ -58,7 +59,7 @@ export async function startXDisplay(
   const authFile = join(privateDir, 'Xauthority');
   await writeFile(authFile, cookie, { mode: 0o600, flag: 'wx' });
   await writeFile(join(tmp, AUTH_FILE), cookie, { mode: 0o600, flag: 'wx' });
-  const xvfb = spawn(
+  const xvfb = await launch(
     'Xvfb',
     [
       '-displayfd',
@@ -72,15 +73,21 @@ export async function startXDisplay(
       'tcp',
       '-noreset',
     ],
-    { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
-  );
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
+  ).catch((error: NodeJS.ErrnoException) => {
+    throw unavailable(
+      error.code === 'ENOENT'
+        ? `desktop computers need Xvfb, openbox and xterm: ${INSTALL_HINT}`
+        : `Xvfb could not start: ${error.message}`,
+    );
+  });
   const number = await readDisplayNumber(xvfb);
   const name = `:${number}`;
   const env = { DISPLAY: name, XAUTHORITY: authFile };
-  const children: ChildProcess[] = [xvfb];
+  const children: Launched[] = [xvfb];
   let closing = false;
   const exitListeners: Array<() => void> = [];
-  xvfb.once('exit', () => {
+  void xvfb.exited.then(() => {
     if (!closing) for (const listener of exitListeners) listener();
   });
   const display: XDisplay = {
@@ -89,26 +96,28 @@ export async function startXDisplay(
     socket: `/tmp/.X11-unix/X${number}`,
     width,
     height,
-    pid: xvfb.pid!,
-    launch(command, args, options = {}) {
+    pid: xvfb.pid,
+    async launch(command, args, options = {}) {
       const { sandbox } = options;
       const program = sandbox ? sandbox.wrap(command, args) : { file: command, args };
-      const child = spawn(program.file, program.args, {
+      const child = await launch(program.file, program.args, {
         cwd: sandbox ? sandbox.tmp : options.cwd,
         env: sandbox
           ? sandboxEnv({ ...options.env, ...sandboxDisplayEnv(name) })
           : { ...process.env, ...options.env, ...env },
-        detached: true,
         stdio: 'ignore',
+      }).catch((error: Error) => {
+        throw unavailable(
+          `${command} could not start on the desktop (${INSTALL_HINT}): ${error.message}`,
+        );
       });
-      child.on('error', () => {});
       children.push(child);
       return child;
     },
     onExit: (listener) => exitListeners.push(listener),
     async close() {
       closing = true;
-      for (const child of children.reverse()) killGroup(child);
+      for (const child of children.reverse()) child.kill();
       await sweepDisplay(name);
     },
   };
@@ -142,44 +151,33 @@ export function xauthority(cookie: Buffer): Buffer {
   ]);
 }
 
-function readDisplayNumber(xvfb: ChildProcess): Promise<number> {
+function readDisplayNumber(xvfb: Launched): Promise<number> {
+  const { child } = xvfb;
   return new Promise((resolve, reject) => {
     let stderr = '';
     let out = '';
+    let settled = false;
     const timer = setTimeout(
       () => fail(`Xvfb did not start within ${START_TIMEOUT_MS / 1000} s: ${stderr.trim()}`),
       START_TIMEOUT_MS,
     );
     const fail = (message: string) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      killGroup(xvfb);
+      xvfb.kill();
       reject(unavailable(message));
     };
-    xvfb.once('error', (error: NodeJS.ErrnoException) => {
-      fail(
-        error.code === 'ENOENT'
-          ? `desktop computers need Xvfb, openbox and xterm: ${INSTALL_HINT}`
-          : `Xvfb could not start: ${error.message}`,
-      );
-    });
-    xvfb.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    xvfb.stdio[3]!.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdio[3]!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (!out.includes('\n')) return;
+      if (settled || !out.includes('\n')) return;
+      settled = true;
       clearTimeout(timer);
       resolve(Number(out.trim()));
     });
-    xvfb.once('exit', (code) => fail(`Xvfb exited with code ${code}: ${stderr.trim()}`));
+    void xvfb.exited.then(({ code }) => fail(`Xvfb exited with code ${code}: ${stderr.trim()}`));
   });
-}
-
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 /**
@@ -187,10 +185,8 @@ function killGroup(child: ChildProcess): void {
  * browser opened by navigate): any process whose environment says DISPLAY=:N. Linux only.
  */
 async function sweepDisplay(name: string): Promise<void> {
-  if (process.platform !== 'linux') return;
-  const marker = `DISPLAY=${name}\0`;
   for (let round = 0; round < 3; round++) {
-    const pids = await processesWith(marker);
+    const pids = await processesWithEnv(`DISPLAY=${name}`);
     if (pids.length === 0) return;
     for (const pid of pids) {
       try {
@@ -201,14 +197,4 @@ async function sweepDisplay(name: string): Promise<void> {
     }
     await sleep(20);
   }
-}
-
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    const environ = await readFile(`/proc/${entry}/environ`, 'latin1').catch(() => '');
-    if (`\0${environ}`.includes(`\0${marker}`)) found.push(Number(entry));
-  }
-  return found;
 }

@@ -1,6 +1,6 @@
 import type { OutputAction } from '../../../../shared/responses.js';
 import { ModelError, type ConversationItem } from '../model-provider.js';
-import { keysFromXdotool, xdotoolFromKeys } from './anthropic-keys.js';
+import { keysFromXdotool, xdotoolFromKeys } from './anthropic-key-names.js';
 
 /**
  * The display in the computer's pixels and in the model's: a screenshot beyond the API's image

@@ -8,7 +8,13 @@ import {
   type ProviderContext,
   type ReplyItem,
 } from '../model-provider.js';
-import { detail, postForEvents, postJson, type ProviderEndpoint } from '../provider-http.js';
+import {
+  detail,
+  firstEventThenRest,
+  postForEvents,
+  postJson,
+  type ProviderEndpoint,
+} from '../provider-http.js';
 import { ActionReader, type Screen } from './anthropic-actions.js';
 import { chatChunks, chatCompletion, inputTokens, messagesRequest } from './anthropic-chat.js';
 import { anthropicConversation, screenOf } from './anthropic-messages.js';
@@ -103,10 +109,9 @@ export function createAnthropicProvider(context: ProviderContext): ModelProvider
         postForEvents(target, { ...body, stream: true }, request.signal),
         model,
       );
-      // The first chunk is awaited here so that a refused key or a dead server fails the call
-      // itself, before the caller has answered its client with a stream.
-      const first = await chunks.next();
-      return { kind: 'stream', chunks: resume(first, chunks) };
+      // A refused key or a dead server fails the call itself, before the caller has answered its
+      // client with a stream.
+      return { kind: 'stream', chunks: await firstEventThenRest(chunks) };
     },
   };
 }
@@ -219,10 +224,4 @@ function replyItems(
       // redacted_thinking carries no text; other blocks belong to tools Benchtop never declares.
       return [];
   }
-}
-
-async function* resume<T>(first: IteratorResult<T>, rest: AsyncGenerator<T>): AsyncGenerator<T> {
-  if (first.done) return;
-  yield first.value;
-  yield* rest;
 }

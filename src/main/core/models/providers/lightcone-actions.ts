@@ -1,9 +1,9 @@
 import { MAX_WAIT_MS } from '../../../../shared/actions.js';
 import type { OutputAction } from '../../../../shared/responses.js';
-import { splitKeyCombo } from '../../computers/keys.js';
+import { splitKeyCombo } from '../../computers/keyboard/key-names.js';
 import { ModelError, scaleFrom999, type ComputerToolSpec } from '../model-provider.js';
 import { detail } from '../provider-http.js';
-import { providerKey } from './provider-keys.js';
+import { modelKey } from './model-key-aliases.js';
 
 /**
  * Northstar's computer actions ↔ the contract's. Northstar places points in a 0–999
@@ -114,7 +114,7 @@ function normalizeKeys(raw: Raw): string[] {
   if (names.length === 0) throw malformed(raw, 'no keys');
   return names.map((name) => {
     try {
-      return providerKey(name);
+      return modelKey(name);
     } catch {
       throw malformed(raw, `unknown key "${name}"`);
     }

@@ -1,18 +1,22 @@
-import { ChatCompletion } from '../../../../shared/responses.js';
 import {
   ModelError,
   type ChatReply,
   type ChatRequest,
   type ComputerToolSpec,
-  type ConversationItem,
+  type ImageData,
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
-  type Part,
   type ProviderContext,
   type ReplyItem,
 } from '../model-provider.js';
-import { detail, postForEvents, postJson, type ProviderEndpoint } from '../provider-http.js';
+import {
+  detail,
+  forwardChatCompletions,
+  postJson,
+  type ProviderEndpoint,
+} from '../provider-http.js';
+import { inputItems, type ResponsesWire } from '../wire/responses-wire.js';
 import { fromCloudAction, toCloudAction } from './lightcone-actions.js';
 
 type Raw = Record<string, unknown>;
@@ -21,13 +25,15 @@ const DEFAULT_BASE_URL = 'https://api.tzafon.ai';
 const LABEL = 'the Lightcone cloud';
 /** Upstream call ids the service can adopt as its own (its ids look the same). */
 const CALL_ID = /^call_[A-Za-z0-9_-]{1,120}$/;
-const OMITTED_TEXT = '(an earlier screenshot, left out to save space)';
 /**
  * Stands in for a left-out screenshot in a computer_call_output: the cloud pairs every call with
  * an image output, and a 1×1 grey pixel tells the model nothing rather than something false.
  */
-const OMITTED_IMAGE =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==';
+const OMITTED_IMAGE: ImageData = {
+  mediaType: 'image/png',
+  base64:
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==',
+};
 
 /**
  * The Lightcone cloud's own Responses API with the user's cloud key: Northstar decides, the
@@ -61,34 +67,9 @@ export function createLightconeProvider(ctx: ProviderContext): ModelProvider {
       return toReply(body, request.computer, target.secrets);
     },
     async chat(request: ChatRequest): Promise<ChatReply> {
-      const target = endpoint('/v1/chat/completions');
-      if (request.body.stream) {
-        const events = postForEvents(target, request.body, request.signal);
-        // Waiting for the first event here makes a refused key or a dead host fail the call
-        // itself, before the route has started answering with a stream.
-        const first = await events.next();
-        return { kind: 'stream', chunks: replay(first, events) };
-      }
-      const answer = await postJson(target, request.body, request.signal);
-      const parsed = ChatCompletion.safeParse(answer);
-      if (!parsed.success) {
-        throw new ModelError(
-          'bad_answer',
-          `${LABEL} answered the chat completion with something else: ${detail(target, JSON.stringify(answer))}`,
-        );
-      }
-      return { kind: 'json', completion: parsed.data };
+      return forwardChatCompletions(endpoint('/v1/chat/completions'), request.body, request.signal);
     },
   };
-}
-
-async function* replay(
-  first: IteratorResult<Record<string, unknown>>,
-  rest: AsyncGenerator<Record<string, unknown>>,
-): AsyncGenerator<Record<string, unknown>> {
-  if (first.done) return;
-  yield first.value;
-  yield* rest;
 }
 
 // ---- Request ----------------------------------------------------------------------------------
@@ -109,7 +90,7 @@ function requestBody(request: ModelRequest, model: string): Raw {
   }
   return {
     model,
-    input: items.flatMap((item) => toInputItems(item, request.computer)),
+    input: items.flatMap((item) => inputItems(cloudWire(request.computer), item)),
     ...(previous ? { previous_response_id: previous } : {}),
     ...(tools.length ? { tools } : {}),
     ...present('instructions', request.instructions),
@@ -123,64 +104,21 @@ function present(field: string, value: unknown): Raw {
   return value === null || value === undefined ? {} : { [field]: value };
 }
 
-function toInputItems(item: ConversationItem, computer: ComputerToolSpec | null): Raw[] {
-  switch (item.type) {
-    case 'message':
-      if (item.role === 'assistant') {
-        return [{ type: 'message', role: 'assistant', content: textOf(item.content) }];
-      }
-      return [{ type: 'message', role: item.role, content: item.content.map(toContent) }];
-    case 'reasoning':
-      // Reasoning input items need the cloud's own item ids (its SDK types), which the conversation
-      // does not keep; Northstar's earlier reasoning is not needed to decide the next step.
-      return [];
-    case 'computer_call':
-      return [
-        {
-          type: 'computer_call',
-          call_id: item.call_id,
-          action: computer ? toCloudAction(item.action, computer) : item.action,
-          pending_safety_checks: [],
-          status: 'completed',
-        },
-      ];
-    case 'computer_call_output':
-      return [
-        {
-          type: 'computer_call_output',
-          call_id: item.call_id,
-          output: {
-            type: 'input_image',
-            image_url: item.image ? dataUrl(item.image) : OMITTED_IMAGE,
-          },
-        },
-      ];
-    case 'function_call':
-      return [
-        {
-          type: 'function_call',
-          call_id: item.call_id,
-          name: item.name,
-          arguments: item.arguments,
-        },
-      ];
-    case 'function_call_output':
-      return [{ type: 'function_call_output', call_id: item.call_id, output: item.output }];
-  }
-}
-
-function toContent(part: Part): Raw {
-  if (part.type === 'text') return { type: 'input_text', text: part.text };
-  if (!part.image) return { type: 'input_text', text: OMITTED_TEXT };
-  return { type: 'input_image', image_url: dataUrl(part.image), detail: 'auto' };
-}
-
-function dataUrl(image: { mediaType: string; base64: string }): string {
-  return `data:${image.mediaType};base64,${image.base64}`;
-}
-
-function textOf(parts: Part[]): string {
-  return parts.map((part) => (part.type === 'text' ? part.text : OMITTED_TEXT)).join('\n');
+/**
+ * The cloud's side of the Responses wire: messages typed, images in every role but the
+ * assistant's, actions in its 0–999 space, and every call paired with an image output.
+ */
+function cloudWire(computer: ComputerToolSpec | null): ResponsesWire {
+  return {
+    imageRoles: new Set(['user', 'system', 'developer']),
+    typedMessages: true,
+    messageImageDetail: 'auto',
+    screenshot: { type: 'input_image' },
+    leftOutScreenshot: OMITTED_IMAGE,
+    computerCallFields: (_callId, action) => ({
+      action: computer ? toCloudAction(action, computer) : action,
+    }),
+  };
 }
 
 // ---- Reply ------------------------------------------------------------------------------------

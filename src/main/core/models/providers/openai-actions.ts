@@ -1,7 +1,7 @@
 import type { OutputAction } from '../../../../shared/responses.js';
-import { splitKeyCombo } from '../../computers/keys.js';
+import { splitKeyCombo } from '../../computers/keyboard/key-names.js';
 import { ModelError, type ComputerToolSpec } from '../model-provider.js';
-import { providerKey } from './provider-keys.js';
+import { modelKey } from './model-key-aliases.js';
 
 /** An action object as OpenAI writes it (`computer_call.action`, or one of `actions`). */
 export type OpenAIAction = Record<string, unknown>;
@@ -139,7 +139,7 @@ export function toBenchtopKeys(keys: unknown, action: OpenAIAction): string[] {
   return (keys as string[]).flatMap((entry) =>
     splitKeyCombo(entry).map((name) => {
       try {
-        return providerKey(name, { lowercaseCapitals: true });
+        return modelKey(name, { lowercaseCapitals: true });
       } catch {
         // Reported as the model's mistake, not the client's.
         throw badAnswer(`a key name Benchtop does not know ("${name}")`, action);

@@ -1,7 +1,7 @@
 import { MAX_WAIT_MS } from '../../../../shared/actions.js';
 import { OUTPUT_ACTION_TYPES, type OutputAction } from '../../../../shared/responses.js';
 import { ModelError, scaleFrom999, type ComputerToolSpec } from '../model-provider.js';
-import { providerKeys } from './provider-keys.js';
+import { modelKeys } from './model-key-aliases.js';
 
 /** Arguments of the `computer` tool as a model gives them: coordinates on the 0–999 grid. */
 export type ActionArgs = Record<string, unknown>;
@@ -208,10 +208,10 @@ export function keyNames(entry: string, context: Pick<ActionContext, 'who'>): st
   try {
     // A '+' ending a name is no separator here: "ctrl +" is UI-TARS's ctrl and plus.
     if (/[^+]\+$/.test(entry)) throw new Error('not a combination');
-    return providerKeys(entry);
+    return modelKeys(entry);
   } catch {
     try {
-      return entry.split(/\s+/).flatMap((part) => providerKeys(part));
+      return entry.split(/\s+/).flatMap((part) => modelKeys(part));
     } catch {
       throw badAnswer(context, `an unknown key "${entry}"`, entry);
     }

@@ -1,10 +1,11 @@
 import { OUTPUT_ACTION_TYPES, type OutputAction } from '../../../../shared/responses.js';
-import type {
-  ComputerToolSpec,
-  ConversationItem,
-  FunctionToolSpec,
-  ImageData,
-  Part,
+import {
+  dataUrl,
+  type ComputerToolSpec,
+  type ConversationItem,
+  type FunctionToolSpec,
+  type ImageData,
+  type Part,
 } from '../model-provider.js';
 
 /** One chat-completions message, as sent. */
@@ -254,7 +255,7 @@ function imagePart(image: ImageData | null): ContentPart {
   if (!image) return textPart(LEFT_OUT);
   return {
     type: 'image_url',
-    image_url: { url: `data:${image.mediaType};base64,${image.base64}` },
+    image_url: { url: dataUrl(image) },
   };
 }
 

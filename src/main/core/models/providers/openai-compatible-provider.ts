@@ -1,4 +1,3 @@
-import { ChatCompletion } from '../../../../shared/responses.js';
 import {
   ModelError,
   type ChatReply,
@@ -8,8 +7,7 @@ import {
   type ModelRequest,
   type ProviderContext,
 } from '../model-provider.js';
-import { postForEvents, postJson, type ProviderEndpoint } from '../provider-http.js';
-import { badAnswer } from './openai-compatible-actions.js';
+import { forwardChatCompletions, postJson, type ProviderEndpoint } from '../provider-http.js';
 import { readCompletion } from './openai-compatible-answers.js';
 import {
   computerTool,
@@ -62,19 +60,8 @@ export function createOpenAICompatibleProvider(ctx: ProviderContext): ModelProvi
     },
 
     async chat(request: ChatRequest): Promise<ChatReply> {
-      const endpoint = endpointFor(ctx);
       const body = { ...request.body, model: upstreamModel };
-      if (body.stream) {
-        return {
-          kind: 'stream',
-          chunks: await started(postForEvents(endpoint, body, request.signal)),
-        };
-      }
-      const answer = await postJson(endpoint, body, request.signal);
-      const completion = ChatCompletion.safeParse(answer);
-      if (!completion.success)
-        throw badAnswer({ who }, 'something that is not a chat completion', answer);
-      return { kind: 'json', completion: completion.data };
+      return forwardChatCompletions(endpointFor(ctx), body, request.signal);
     },
   };
 }
@@ -112,18 +99,4 @@ function endpointFor(ctx: ProviderContext): ProviderEndpoint {
     secrets: ctx.apiKey ? [ctx.apiKey] : [],
     authHint: ctx.apiKey ? `check its key (${ctx.keyHint})` : `it wants an API key: ${ctx.keyHint}`,
   };
-}
-
-/**
- * Waits for the stream's first event, so a refused or unreachable server fails the call itself
- * (an HTTP error for the client) rather than a stream that has already begun.
- */
-async function started(
-  events: AsyncGenerator<Record<string, unknown>>,
-): Promise<AsyncIterable<Record<string, unknown>>> {
-  const first = await events.next();
-  return (async function* () {
-    if (!first.done) yield first.value;
-    yield* events;
-  })();
 }

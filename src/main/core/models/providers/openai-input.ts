@@ -1,5 +1,15 @@
 import type { ConversationItem, ImageData, ProviderState } from '../model-provider.js';
-import { toOpenAIAction, type OpenAIAction } from './openai-actions.js';
+import { dataUrl } from '../model-provider.js';
+import {
+  computerCallItem,
+  computerOutputItem,
+  functionCallItem,
+  functionOutputItem,
+  messageItem,
+  screenshotDetail,
+  type ResponsesWire,
+} from '../wire/responses-wire.js';
+import { toOpenAIAction } from './openai-actions.js';
 
 /** Which computer tool the request carries; it decides the shape of calls and screenshots. */
 export type ToolShape = 'preview' | 'ga' | null;
@@ -13,7 +23,29 @@ export type OpenAIState = {
   safety_checks?: Record<string, unknown[]>;
 };
 
-type Message = Extract<ConversationItem, { type: 'message' }>;
+/**
+ * OpenAI's side of the Responses wire: only the user's messages carry images (assistant content
+ * must be output text), and the GA tool answers in pixels of the image it saw, so it must see the
+ * screenshot unscaled.
+ */
+function openAIWire(shape: ToolShape): ResponsesWire {
+  return {
+    imageRoles: new Set(['user']),
+    typedMessages: false,
+    screenshot: { type: 'computer_screenshot', ...(shape === 'ga' ? { detail: 'original' } : {}) },
+    computerCallFields(callId, action) {
+      const converted = toOpenAIAction(action);
+      if (!converted) return null;
+      return {
+        // OpenAI wants an item id with its own prefix on every computer_call it is given back; the
+        // call came from elsewhere (or from an earlier, stateless turn), so one is made from the
+        // call id.
+        id: `cu_${callId.replace(/[^A-Za-z0-9]/g, '_')}`,
+        ...(shape === 'ga' ? { actions: [converted] } : { action: converted }),
+      };
+    },
+  };
+}
 
 export function readState(state: ProviderState | undefined): OpenAIState | null {
   return state && typeof state.response_id === 'string' ? (state as OpenAIState) : null;
@@ -29,17 +61,18 @@ export function continuationInput(
   state: OpenAIState,
   shape: ToolShape,
 ): unknown[] | null {
+  const wire = openAIWire(shape);
   const items: unknown[] = [];
   // One screenshot answers a batched call: the last one, taken after all of its actions.
   const answered = new Map<string, number>();
   for (const item of input) {
-    if (item.type === 'message') items.push(message(item));
-    else if (item.type === 'function_call_output') items.push(functionOutput(item));
+    if (item.type === 'message') items.push(messageItem(wire, item));
+    else if (item.type === 'function_call_output') items.push(functionOutputItem(item));
     else if (item.type === 'computer_call_output') {
       if (!item.image) return null;
       const callId = state.calls?.[item.call_id] ?? item.call_id;
       const checks = state.safety_checks?.[callId] ?? [];
-      const entry = computerOutput(callId, item.image, shape, checks);
+      const entry = computerOutputItem(wire, callId, item.image, checks);
       const at = answered.get(callId);
       if (at === undefined) answered.set(callId, items.push(entry) - 1);
       else items[at] = entry;
@@ -57,6 +90,7 @@ export function continuationInput(
  * does not have.
  */
 export function historyInput(conversation: ConversationItem[], shape: ToolShape): unknown[] {
+  const wire = openAIWire(shape);
   const screenshots = new Map<string, ImageData | null>();
   const results = new Set<string>();
   for (const item of conversation) {
@@ -67,113 +101,46 @@ export function historyInput(conversation: ConversationItem[], shape: ToolShape)
   return conversation.flatMap((item): unknown[] => {
     switch (item.type) {
       case 'message':
-        return [message(item)];
+        return [messageItem(wire, item)];
       case 'reasoning':
         return [];
       case 'computer_call': {
-        const action = toOpenAIAction(item.action);
-        if (!action || !screenshots.get(item.call_id)) {
+        const call = computerCallItem(wire, item.call_id, item.action);
+        if (!call || !screenshots.get(item.call_id)) {
           return [told('assistant', `I did the computer action ${JSON.stringify(item.action)}.`)];
         }
         native.add(item.call_id);
-        return [computerCall(item.call_id, action, shape)];
+        return [call];
       }
       case 'computer_call_output':
         if (native.has(item.call_id) && item.image) {
-          return [computerOutput(item.call_id, item.image, shape, [])];
+          return [computerOutputItem(wire, item.call_id, item.image)];
         }
-        return [screenshotMessage(item.image, shape)];
+        return [screenshotMessage(wire, item.image)];
       case 'function_call':
         if (!results.has(item.call_id)) {
           return [told('assistant', `I called ${item.name} with ${item.arguments}.`)];
         }
         native.add(item.call_id);
-        return [
-          {
-            type: 'function_call',
-            call_id: item.call_id,
-            name: item.name,
-            arguments: item.arguments,
-          },
-        ];
+        return [functionCallItem(item)];
       case 'function_call_output':
-        if (native.has(item.call_id)) return [functionOutput(item)];
+        if (native.has(item.call_id)) return [functionOutputItem(item)];
         return [told('user', `The function call ${item.call_id} returned: ${item.output}`)];
     }
   });
-}
-
-export function dataUrl(image: ImageData): string {
-  return `data:${image.mediaType};base64,${image.base64}`;
-}
-
-const LEFT_OUT = '(an earlier screenshot, left out to save space)';
-
-function message(item: Message): unknown {
-  if (item.role !== 'user') {
-    // OpenAI takes only text from the other roles (assistant content must be output text).
-    const text = item.content
-      .map((part) => (part.type === 'text' ? part.text : LEFT_OUT))
-      .join('\n');
-    return { role: item.role, content: text };
-  }
-  return {
-    role: 'user',
-    content: item.content.map((part) => {
-      if (part.type === 'text') return { type: 'input_text', text: part.text };
-      if (!part.image) return { type: 'input_text', text: LEFT_OUT };
-      return { type: 'input_image', image_url: dataUrl(part.image) };
-    }),
-  };
 }
 
 function told(role: 'user' | 'assistant', text: string): unknown {
   return { role, content: text };
 }
 
-function screenshotMessage(image: ImageData | null, shape: ToolShape): unknown {
+function screenshotMessage(wire: ResponsesWire, image: ImageData | null): unknown {
   if (!image) return told('user', '(the screenshot after that action was left out to save space)');
   return {
     role: 'user',
     content: [
       { type: 'input_text', text: 'The screen after that action:' },
-      { type: 'input_image', image_url: dataUrl(image), ...detail(shape) },
+      { type: 'input_image', image_url: dataUrl(image), ...screenshotDetail(wire) },
     ],
   };
-}
-
-function computerCall(callId: string, action: OpenAIAction, shape: ToolShape): unknown {
-  return {
-    type: 'computer_call',
-    // OpenAI wants an item id with its own prefix on every computer_call it is given back; the
-    // call came from elsewhere (or from an earlier, stateless turn), so one is made from the call id.
-    id: `cu_${callId.replace(/[^A-Za-z0-9]/g, '_')}`,
-    call_id: callId,
-    status: 'completed',
-    pending_safety_checks: [],
-    ...(shape === 'ga' ? { actions: [action] } : { action }),
-  };
-}
-
-function computerOutput(
-  callId: string,
-  image: ImageData,
-  shape: ToolShape,
-  checks: unknown[],
-): unknown {
-  return {
-    type: 'computer_call_output',
-    call_id: callId,
-    output: { type: 'computer_screenshot', image_url: dataUrl(image), ...detail(shape) },
-    ...(checks.length > 0 ? { acknowledged_safety_checks: checks } : {}),
-  };
-}
-
-function functionOutput(item: Extract<ConversationItem, { type: 'function_call_output' }>) {
-  return { type: 'function_call_output', call_id: item.call_id, output: item.output };
-}
-
-/** The GA tool answers in pixels of the image it saw, so it must see the screenshot unscaled. */
-function detail(shape: ToolShape): { detail?: 'original' } {
-  return shape === 'ga' ? { detail: 'original' } : {};
 }

@@ -1,8 +1,5 @@
-import type { ChatCompletion } from '../../../../shared/responses.js';
 import {
   ModelError,
-  type ChatReply,
-  type ChatRequest,
   type ComputerToolSpec,
   type ModelProvider,
   type ModelReply,
@@ -10,7 +7,12 @@ import {
   type ProviderContext,
   type ReplyItem,
 } from '../model-provider.js';
-import { detail, postForEvents, postJson, type ProviderEndpoint } from '../provider-http.js';
+import {
+  detail,
+  forwardChatCompletions,
+  postJson,
+  type ProviderEndpoint,
+} from '../provider-http.js';
 import { fromOpenAIAction } from './openai-actions.js';
 import {
   continuationInput,
@@ -54,7 +56,8 @@ export function createOpenAIProvider(ctx: ProviderContext): ModelProvider {
       return readReply(answer, request.computer, target);
     },
     async chat(request) {
-      return chat(endpoint('/chat/completions'), request, model);
+      const body = { ...request.body, model };
+      return forwardChatCompletions(endpoint('/chat/completions'), body, request.signal);
     },
   };
 }
@@ -261,28 +264,4 @@ function safetyMessage(item: Json, callId: string, state?: OpenAIState): ReplyIt
     return typeof check.code === 'string' ? `${check.code}: ${message}` : message;
   });
   return [{ type: 'message', text: `OpenAI safety check on the next action: ${lines.join('; ')}` }];
-}
-
-async function chat(target: ProviderEndpoint, request: ChatRequest, model: string) {
-  const body = { ...request.body, model };
-  if (body.stream) {
-    const events = postForEvents(target, body, request.signal);
-    // Starting the stream here makes a refused key or a dead server fail the call, not the stream.
-    const first = await events.next();
-    return { kind: 'stream', chunks: resume(first, events) } satisfies ChatReply;
-  }
-  const completion = await postJson(target, body, request.signal);
-  if (!isJson(completion) || !Array.isArray(completion.choices)) {
-    throw new ModelError('bad_answer', 'OpenAI answered without a choices list');
-  }
-  return { kind: 'json', completion: completion as ChatCompletion } satisfies ChatReply;
-}
-
-async function* resume(
-  first: IteratorResult<Json>,
-  rest: AsyncGenerator<Json>,
-): AsyncGenerator<Json> {
-  if (first.done) return;
-  yield first.value;
-  yield* rest;
 }

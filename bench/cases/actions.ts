@@ -1,0 +1,88 @@
+import { CLICK_AT, rawContext, type Bench } from '../bench.js';
+import { interleave, timed } from '../sampling.js';
+
+export async function benchActions({ server, client, browser, url, report }: Bench): Promise<void> {
+  const { id } = await client.create();
+  // The create started a pool refill; it must not run under the samples below.
+  await server.core.browsers.whenWarm();
+  const at = `/computers/${id}`;
+  const raw = await rawContext(browser);
+  const { page } = raw;
+  /** Both pages back to a fresh actions.html: its event log grows with every input. */
+  const reset = async () => {
+    await client.timed('POST', `${at}/navigate`, { url }, 'action');
+    await page.goto(url);
+  };
+  try {
+    await reset();
+
+    const [floor] = await interleave(20, 100, [() => client.timed('GET', `${at}/status`)]);
+    report.timing(
+      'http floor: GET /computers/{id}/status',
+      { api: floor },
+      { kind: 'reference' },
+      'fetch + Express + auth, no browser work',
+    );
+
+    const micro = { kind: 'ratio', factor: 1.5, plusMs: 1 } as const;
+    const [apiClick, rawClick] = await interleave(20, 100, [
+      () => client.timed('POST', `${at}/click`, CLICK_AT, 'action'),
+      () => timed(() => page.mouse.click(CLICK_AT.x, CLICK_AT.y)),
+    ]);
+    report.timing('click', { api: apiClick, raw: rawClick }, micro, 'raw = page.mouse.click');
+
+    await reset();
+    const [apiKey, rawKey] = await interleave(20, 100, [
+      () => client.timed('POST', `${at}/hotkey`, { keys: ['a'] }, 'action'),
+      () => timed(() => page.keyboard.press('a')),
+    ]);
+    report.timing(
+      'keypress a (/hotkey)',
+      { api: apiKey, raw: rawKey },
+      micro,
+      "raw = keyboard.press('a')",
+    );
+
+    await reset();
+    const [apiHtml, rawHtml] = await interleave(20, 100, [
+      () => client.timed('POST', `${at}/html`, {}, 'action'),
+      () => timed(() => page.content()),
+    ]);
+    report.timing('html', { api: apiHtml, raw: rawHtml }, micro, 'raw = page.content()');
+
+    await reset();
+    const [apiShot, rawShot] = await interleave(5, 60, [
+      () => client.timed('POST', `${at}/screenshot`, {}, 'action'),
+      () => timed(() => page.screenshot({ type: 'png' })),
+    ]);
+    report.timing(
+      'screenshot 1280×720 png',
+      { api: apiShot, raw: rawShot },
+      { kind: 'ratio', factor: 1.2 },
+      'the API stores the PNG and answers its URL',
+    );
+
+    const actions = Array.from({ length: 50 }, () => ({ type: 'click', ...CLICK_AT }));
+    const [apiBatch, rawBatch] = await interleave(3, 20, [
+      async () => {
+        await reset();
+        return client.timed('POST', `${at}/batch`, { actions }, 'batch');
+      },
+      async () => {
+        await reset();
+        return timed(async () => {
+          for (let i = 0; i < actions.length; i++) await page.mouse.click(CLICK_AT.x, CLICK_AT.y);
+        });
+      },
+    ]);
+    report.timing(
+      'batch of 50 clicks',
+      { api: apiBatch, raw: rawBatch },
+      { kind: 'ratio', factor: 1.3 },
+      'raw = 50 × page.mouse.click',
+    );
+  } finally {
+    await client.timed('DELETE', at);
+    await raw.context.close();
+  }
+}

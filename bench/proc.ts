@@ -1,0 +1,124 @@
+/**
+ * What the bench reads from /proc: PSS summed over the Chromium processes below this one, CPU
+ * ticks of this process tree, and the machine's noise (CPU used by processes outside the bench).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TestServer } from '../test/helpers/test-server.js';
+import { round } from './stats.js';
+
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const out: number[] = [];
+  const queue = [...(children.get(root) ?? [])];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    out.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** Playwright spawns Chromium from this process; Chromium spawns its zygotes, GPU, renderers. */
+export function chromiumProcesses(): number[] {
+  return descendants(process.pid).filter((pid) => {
+    try {
+      return /chrom/i.test(readFileSync(`/proc/${pid}/comm`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
+export type Pss = { mb: number; processes: number };
+
+function chromiumPss(): Pss {
+  let kb = 0;
+  let processes = 0;
+  for (const pid of chromiumProcesses()) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      const match = /^Pss:\s+(\d+) kB/m.exec(rollup);
+      if (!match) continue;
+      kb += Number(match[1]);
+      processes += 1;
+    } catch {
+      // a process that ended between listing and reading holds nothing
+    }
+  }
+  return { mb: kb / 1024, processes };
+}
+
+/** Clock ticks (USER_HZ) the whole machine spent busy, and stolen by the hypervisor. */
+function machineTicks(): { busy: number; steal: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1);
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+  return { busy: user! + nice! + system! + irq! + softirq!, steal: steal ?? 0 };
+}
+
+/** Clock ticks this process and everything below it used (reaped children included). */
+export function ownTicks(): number {
+  let ticks = 0;
+  for (const pid of [process.pid, ...descendants(process.pid)]) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime, stime, cutime, cstime: fields 14–17 of stat, 11–14 after the command name.
+      for (const index of [11, 12, 13, 14]) ticks += Number(fields[index]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ticks;
+}
+
+type Noise = { others_cpu_pct: number; steal_pct: number };
+
+export function noiseMeter(): () => Noise {
+  const machine = machineTicks();
+  const own = ownTicks();
+  const started = performance.now();
+  return () => {
+    const capacity = ((performance.now() - started) / 1000) * 100 * cpus().length;
+    const now = machineTicks();
+    const others = now.busy - machine.busy - (ownTicks() - own);
+    return {
+      others_cpu_pct: round(Math.max(0, (others / capacity) * 100), 1),
+      steal_pct: round(((now.steal - machine.steal) / capacity) * 100, 1),
+    };
+  };
+}
+
+/** After the pool is full and the process count has stopped moving: the median of 5 readings. */
+export async function settledPss(server: TestServer): Promise<Pss> {
+  await server.core.browsers.whenWarm();
+  await sleep(1000);
+  let last = chromiumPss();
+  for (let i = 0; i < 20; i++) {
+    await sleep(250);
+    const now = chromiumPss();
+    const stable = now.processes === last.processes && Math.abs(now.mb - last.mb) < 2;
+    last = now;
+    if (stable) break;
+  }
+  const readings: Pss[] = [];
+  for (let i = 0; i < 5; i++) {
+    readings.push(chromiumPss());
+    await sleep(150);
+  }
+  readings.sort((a, b) => a.mb - b.mb);
+  return readings[2]!;
+}

@@ -1,0 +1,131 @@
+import type { ActionResult, BatchResult, ComputerAction } from '../../../shared/actions.js';
+import type { Computer, ComputerStatus, CreateComputerBody } from '../../../shared/computers.js';
+import type { ActionRunner } from '../actions/action-runner.js';
+import { BenchtopError } from '../errors.js';
+import type { CommandRun } from '../shell/command-run.js';
+import type { CommandBody, ShellService } from '../shell/shell-service.js';
+import type { ComputerRegistry } from './computer-registry.js';
+import type { ComputerSession } from './computer-session.js';
+import { normalizeAction } from './normalize-action.js';
+
+export type ActOptions = {
+  /** Aborted when whoever asked stops waiting: a wait or a navigation under way ends. */
+  signal?: AbortSignal;
+  /** The SDK re-sent the request (x-stainless-retry-count above 0). */
+  retried?: boolean;
+};
+
+export type BatchOptions = {
+  /** The request's body: a retry (same body) joins the batch instead of running it again. */
+  body: unknown;
+  retried: boolean;
+  /** Aborted when the client goes away: no further action starts. */
+  signal: AbortSignal;
+};
+
+export type ServiceDeps = {
+  registry: ComputerRegistry;
+  actions: ActionRunner;
+  shell: ShellService;
+  /** Where the server listens, for the absolute URLs of a computer's view. */
+  baseUrl: () => string;
+};
+
+/**
+ * Computers as the API sees them, scoped by organization: one call per request. Errors about an
+ * action name its fields relative to the action (`['url']`), and in a batch relative to the
+ * list (`[3, 'url']`); the caller places them in its request.
+ */
+export class ComputerService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  async create(org: string, body: CreateComputerBody): Promise<Computer> {
+    return (await this.deps.registry.create(org, body)).view(this.deps.baseUrl());
+  }
+
+  /** The computer's view, running or recently ended. */
+  view(org: string, id: string): Computer {
+    return this.get(org, id).view(this.deps.baseUrl());
+  }
+
+  status(org: string, id: string): ComputerStatus {
+    return this.get(org, id).statusView();
+  }
+
+  /** The organization's running computers. */
+  list(org: string): Computer[] {
+    const baseUrl = this.deps.baseUrl();
+    return this.deps.registry.list(org).map((session) => session.view(baseUrl));
+  }
+
+  delete(org: string, id: string): Promise<void> {
+    return this.deps.registry.delete(org, id);
+  }
+
+  /** Counts as activity; when the idle timeout now runs out. */
+  keepalive(org: string, id: string): { status: 'running'; idle_expires_at: string | null } {
+    const session = this.deps.registry.keepalive(org, id);
+    return { status: 'running', idle_expires_at: session.statusView().idle_expires_at };
+  }
+
+  /** Performs one action (any alias) on a running computer; the action is checked first. */
+  async act(
+    org: string,
+    id: string,
+    action: ComputerAction,
+    options: ActOptions = {},
+  ): Promise<ActionResult> {
+    const request = normalizeAction(action);
+    const session = this.getRunning(org, id);
+    return await this.deps.actions.run(session, {
+      ...request,
+      signal: options.signal,
+      retried: options.retried,
+    });
+  }
+
+  /**
+   * Runs actions in order, stopping at the first failure. Every action is checked before any
+   * runs. Undefined once `options.signal` aborted before the end (nobody to answer).
+   */
+  async batch(
+    org: string,
+    id: string,
+    actions: ComputerAction[],
+    options: BatchOptions,
+  ): Promise<BatchResult | undefined> {
+    const requests = actions.map((action, index) => {
+      try {
+        return normalizeAction(action);
+      } catch (error) {
+        throw error instanceof BenchtopError ? error.at([index]) : error;
+      }
+    });
+    const session = this.getRunning(org, id);
+    return await this.deps.actions.batch(session, requests, options);
+  }
+
+  /**
+   * Starts a shell command (or joins the one a retry of the request started). A bad cwd is an
+   * error about the body's `cwd`.
+   */
+  exec(
+    org: string,
+    id: string,
+    kind: 'exec' | 'exec_sync',
+    body: CommandBody,
+    options: { requestId: string; retried: boolean },
+  ): Promise<CommandRun> {
+    return this.deps.shell.start(this.getRunning(org, id), kind, body, options);
+  }
+
+  /** The computer's session, running or recently ended (events, screencast). */
+  get(org: string, id: string): ComputerSession {
+    return this.deps.registry.get(org, id);
+  }
+
+  /** Like get(), but an ended computer is a 404 that says why it ended. */
+  getRunning(org: string, id: string): ComputerSession {
+    return this.deps.registry.getRunning(org, id);
+  }
+}

@@ -1,0 +1,115 @@
+import type { BrowserContextOptions } from 'playwright-core';
+import type { Display } from '../../../../shared/common.js';
+import type { CreateComputerBody } from '../../../../shared/computers.js';
+import type { Settings } from '../../config.js';
+import { invalidRequest } from '../../errors.js';
+import type { EnvironmentState, EnvironmentStore } from '../../store/environment-store.js';
+import type { BrowserHost, ComputerContextOptions } from '../browser/browser-host.js';
+import {
+  BROWSER_CAPABILITIES,
+  BrowserOperator,
+  proxyFromUrl,
+} from '../browser/browser-operator.js';
+import { stealthContextOptions } from '../browser/stealth.js';
+import {
+  DEFAULT_DISPLAY,
+  type ComputerDriver,
+  type ComputerPlan,
+  type StartContext,
+  type StartedComputer,
+} from './driver.js';
+
+/** Cookies, localStorage and IndexedDB of a browser context, as Playwright saves them. */
+type StorageState = Exclude<BrowserContextOptions['storageState'], string | undefined>;
+
+export type BrowserDriverDeps = {
+  browsers: BrowserHost;
+  environments: EnvironmentStore;
+  settings: () => Settings;
+};
+
+/** Browser computers: a context of the shared Chromium each. */
+export class BrowserDriver implements ComputerDriver<BrowserOperator> {
+  readonly kind = 'browser' as const;
+  readonly capabilities = BROWSER_CAPABILITIES;
+  readonly savesAfterClose = false;
+
+  constructor(private readonly deps: BrowserDriverDeps) {}
+
+  prepare(body: CreateComputerBody): ComputerPlan {
+    const display = { ...DEFAULT_DISPLAY, ...body.display };
+    const contextOptions = this.contextOptions(display, body);
+    if (body.host_display) {
+      throw invalidRequest(
+        'host_display is for desktop computers (kind: "desktop")',
+        'host_display',
+      );
+    }
+    return { display, onHost: false, start: (context) => this.start(contextOptions, context) };
+  }
+
+  /** A browser's state is read from its live context, so it is saved before the close. */
+  async saveState(operator: BrowserOperator): Promise<EnvironmentState> {
+    return { kind: 'browser', storageState: await operator.storageState() };
+  }
+
+  private async start(
+    contextOptions: ComputerContextOptions,
+    context: StartContext,
+  ): Promise<StartedComputer> {
+    const { browsers, environments } = this.deps;
+    const storageState =
+      context.environmentId === undefined
+        ? undefined
+        : ((await environments.storageState(context.org, context.environmentId)) as StorageState);
+    // A restored context carries its state from the start, so it never comes from the warm pool.
+    const fresh = storageState
+      ? await browsers.newContext({ ...contextOptions, storageState })
+      : await browsers.acquire(contextOptions);
+    const operator = new BrowserOperator(fresh, {
+      host: browsers,
+      contextOptions,
+      maxTabs: context.maxTabs,
+      onCrash: context.onCrash,
+      report: context.report,
+    });
+    return { operator, env: {} };
+  }
+
+  private contextOptions(display: Display, body: CreateComputerBody): ComputerContextOptions {
+    const options: ComputerContextOptions = {
+      viewport: { width: display.width, height: display.height },
+      deviceScaleFactor: display.scale,
+    };
+    if (body.stealth) Object.assign(options, stealthContextOptions(body.stealth));
+    const proxy = advancedProxy(body, this.deps.settings());
+    if (proxy) options.proxy = proxy;
+    return options;
+  }
+}
+
+/**
+ * The proxy of settings' proxy.advanced_proxy_url when the body asks for it (use_advanced_proxy);
+ * errors name the body's field, never the URL (it holds credentials).
+ */
+export function advancedProxy(
+  body: CreateComputerBody,
+  settings: Settings,
+): BrowserContextOptions['proxy'] {
+  if (!body.use_advanced_proxy) return undefined;
+  const proxyUrl = settings.proxy.advanced_proxy_url;
+  if (!proxyUrl) {
+    throw invalidRequest(
+      'use_advanced_proxy needs a proxy in settings (proxy.advanced_proxy_url)',
+      'use_advanced_proxy',
+    );
+  }
+  try {
+    return proxyFromUrl(proxyUrl);
+  } catch {
+    throw invalidRequest(
+      'use_advanced_proxy: proxy.advanced_proxy_url in settings is not a valid URL',
+      'use_advanced_proxy',
+    );
+  }
+}

@@ -1,0 +1,104 @@
+import {
+  ACTION_ENDPOINTS,
+  DebugEndpointBody,
+  type ActionEndpoint,
+  type ActionResult,
+  type ActionResultOf,
+  type ActionType,
+  type ComputerAction,
+} from '../../../shared/actions.js';
+import type { z } from 'zod';
+import type { Core } from '../../core/create-core.js';
+import { BenchtopError, type FieldPath } from '../../core/errors.js';
+import type { Handler, Handlers } from '../register-routes.js';
+
+type ActionRouteName = `actions.${ActionEndpoint}` | 'actions.execute' | 'actions.batch';
+type TabRouteName = 'tabs.list' | 'tabs.create' | 'tabs.switch' | 'tabs.close';
+
+/** Places a core error about the action where the action sits in the request. */
+const placed =
+  (place: (path: FieldPath) => FieldPath) =>
+  (error: unknown): never => {
+    throw error instanceof BenchtopError ? error.renamed(place) : error;
+  };
+
+/** /debug takes the command's fields at the top level; the action holds them under `debug`. */
+function debugAction({
+  tab_id,
+  request_id,
+  include_context,
+  ...debug
+}: z.output<typeof DebugEndpointBody>): ComputerAction {
+  return { type: 'debug', debug, tab_id, request_id, include_context };
+}
+const flattenDebug = (path: FieldPath) => (path[0] === 'debug' ? path.slice(1) : path);
+
+export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
+  const single = Object.fromEntries(
+    (Object.keys(ACTION_ENDPOINTS) as ActionEndpoint[]).map((segment) => {
+      const { type } = ACTION_ENDPOINTS[segment];
+      const handler: Handler<{
+        name: string;
+        method: 'post';
+        path: string;
+        params: z.ZodObject<{ id: z.ZodString }>;
+        body: z.ZodType<object>;
+        answer: { kind: 'json'; schema: z.ZodType };
+        summary: string;
+        tag: string;
+      }> = ({ body, params, principal, retried }) => {
+        const action =
+          type === 'debug'
+            ? debugAction(body as z.output<typeof DebugEndpointBody>)
+            : ({ ...body, type } as ComputerAction);
+        return core.computers
+          .act(principal.org, params.id, action, { retried })
+          .catch(placed(type === 'debug' ? flattenDebug : (path) => path));
+      };
+      return [`actions.${segment}`, handler];
+    }),
+  ) as unknown as Pick<Handlers, `actions.${ActionEndpoint}`>;
+
+  return {
+    ...single,
+    'actions.execute': ({ body, params, principal, retried }) => {
+      const wrapped = 'action' in body;
+      return core.computers
+        .act(principal.org, params.id, wrapped ? body.action : body, { retried })
+        .catch(placed((path) => (wrapped ? ['action', ...path] : path)));
+    },
+    // Undefined once the client has gone: there is nobody to answer.
+    'actions.batch': ({ body, params, principal, retried, closed }) =>
+      core.computers
+        .batch(principal.org, params.id, body.actions, { body, retried, signal: closed })
+        .catch(placed((path) => ['actions', ...path])),
+  };
+}
+
+/** The answer of an action of type T (what its result holds is checked against the contract in tests). */
+const resultOf = <T extends ActionType>(_type: T, answer: Promise<ActionResult>) =>
+  answer as Promise<ActionResultOf<T>>;
+
+export const tabHandlers = (core: Core): Pick<Handlers, TabRouteName> => ({
+  'tabs.list': ({ params, principal }) =>
+    resultOf('list_tabs', core.computers.act(principal.org, params.id, { type: 'list_tabs' })),
+  'tabs.create': ({ body, params, principal }) =>
+    resultOf(
+      'new_tab',
+      core.computers.act(principal.org, params.id, {
+        type: 'new_tab',
+        url: body.url,
+        request_id: body.request_id,
+      }),
+    ),
+  'tabs.switch': ({ params, principal }) =>
+    resultOf(
+      'switch_tab',
+      core.computers.act(principal.org, params.id, { type: 'switch_tab', tab_id: params.tab_id }),
+    ),
+  'tabs.close': ({ params, principal }) =>
+    resultOf(
+      'close_tab',
+      core.computers.act(principal.org, params.id, { type: 'close_tab', tab_id: params.tab_id }),
+    ),
+});

@@ -1,0 +1,88 @@
+import type { Request } from 'express';
+import type { z } from 'zod';
+import type {
+  ClientResponseObject,
+  ResponseObject,
+  ResponseStreamEvent,
+} from '../../../shared/responses.js';
+import type { Core } from '../../core/create-core.js';
+import { toHttpError } from '../../core/models/chat-service.js';
+import {
+  dialectFor,
+  presentEvent,
+  presentResponse as presentAny,
+  readRequest,
+  type ClientDialect,
+} from '../../core/models/client-dialect.js';
+import { computerToolOf } from '../../core/models/model-provider.js';
+import { isTypedLightconeSdk } from '../client-sdk.js';
+import type { Handlers } from '../register-routes.js';
+
+type ResponseRouteName =
+  | 'responses.create'
+  | 'responses.get'
+  | 'responses.delete'
+  | 'responses.cancel'
+  | 'models.list'
+  | 'chat.completions';
+
+/** A response in the client's dialect (its items' shapes are checked against the contract in tests). */
+const presentResponse = (response: ResponseObject, dialect: ClientDialect) =>
+  presentAny(response, dialect) as z.input<typeof ClientResponseObject>;
+
+/** A stored response as this request's client reads it (its SDK, the tools it was made with). */
+function presented(req: Request, response: ResponseObject) {
+  return presentResponse(response, dialectFor(isTypedLightconeSdk(req.headers), response.tools));
+}
+
+export const responseHandlers = (core: Core): Pick<Handlers, ResponseRouteName> => ({
+  'responses.create': async ({ body, principal, req, openEvents }) => {
+    const dialect = dialectFor(isTypedLightconeSdk(req.headers), body.tools);
+    const request = readRequest(body, dialect);
+    if (!body.stream) {
+      const started = await core.responses.create(principal.org, request);
+      const response = body.background ? started.initial : await started.finished;
+      return presentResponse(response, dialect);
+    }
+    // Events come only after create() has validated everything, so errors stay plain 4xx.
+    const pending: ResponseStreamEvent[] = [];
+    let deliver = (event: ResponseStreamEvent): void => void pending.push(event);
+    const started = await core.responses.create(principal.org, request, {
+      onEvent: (event) => deliver(event),
+    });
+    const stream = openEvents();
+    const display = computerToolOf(body.tools);
+    const send = (event: ResponseStreamEvent) => stream.send(presentEvent(event, dialect, display));
+    for (const event of pending) send(event);
+    deliver = send;
+    await started.finished;
+    stream.end();
+    return undefined;
+  },
+  'responses.get': ({ params, principal, req }) =>
+    presented(req, core.responses.get(principal.org, params.id)),
+  'responses.delete': ({ params, principal }) => core.responses.delete(principal.org, params.id),
+  'responses.cancel': ({ params, principal, req }) =>
+    presented(req, core.responses.cancel(principal.org, params.id)),
+
+  'models.list': () => ({ object: 'list', data: core.models.list() }),
+  'chat.completions': async ({ body, closed, openEvents }) => {
+    const reply = await core.chat.complete(body, closed);
+    if (reply.kind === 'json') return reply.completion;
+    const stream = openEvents();
+    try {
+      for await (const chunk of reply.chunks) {
+        if (stream.closed) break;
+        stream.send(chunk);
+      }
+    } catch (error) {
+      // Headers are gone: the failure travels as a last event, as OpenAI's streams do.
+      const failure = toHttpError(error) as { code?: string; message?: string };
+      if (!stream.closed) {
+        stream.send({ error: { code: failure.code ?? 'internal', message: failure.message } });
+      }
+    }
+    stream.end();
+    return undefined;
+  },
+});

@@ -1,0 +1,86 @@
+import type { ExecSyncResult } from '../../../shared/exec.js';
+import type { ComputerEvent } from '../../../shared/events.js';
+import type { ComputerSession } from '../../core/computers/computer-session.js';
+import type { Core } from '../../core/create-core.js';
+import { BenchtopError } from '../../core/errors.js';
+import type { Handlers } from '../register-routes.js';
+
+type StreamRouteName = 'streams.events' | 'streams.screencast' | 'exec.stream' | 'exec.sync';
+
+/** The status event a stream ends with once its computer has ended. */
+export function finalStatus(session: ComputerSession): ComputerEvent {
+  return {
+    type: 'status',
+    computer_id: session.id,
+    timestamp: new Date(session.terminatedAt!).toISOString(),
+    status: 'terminated',
+    termination_reason: session.terminationReason!,
+  };
+}
+
+export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => ({
+  'streams.events': ({ params, principal, openEvents }) => {
+    // Looked up before the stream opens: an unknown computer is a plain 404.
+    const session = core.computers.get(principal.org, params.id);
+    const stream = openEvents();
+    if (session.status === 'terminated') {
+      stream.send(finalStatus(session));
+      return stream.end();
+    }
+    const dispose = core.events.subscribe(session.id, (event) => {
+      stream.send(event);
+      if (event.type === 'status') stream.end();
+    });
+    stream.onClose(dispose);
+  },
+
+  'streams.screencast': ({ query, params, principal, openEvents }) => {
+    const session = core.computers.get(principal.org, params.id);
+    const stream = openEvents();
+    if (session.status !== 'running') {
+      stream.send(finalStatus(session));
+      return stream.end();
+    }
+    const stop = core.screencasts.watch(session, {
+      fps: query.fps,
+      quality: query.quality,
+      maxWidth: query.max_width,
+      onFrame: (frame) => stream.sendLatest(frame),
+      onCursor: (position) => stream.send(position, 'cursor_position'),
+    });
+    stream.onClose(stop);
+    const ended = () => {
+      stream.send(finalStatus(session));
+      stream.end();
+    };
+    session.ended.signal.addEventListener('abort', ended, { once: true });
+    stream.onClose(() => session.ended.signal.removeEventListener('abort', ended));
+  },
+
+  'exec.stream': async ({ body, params, principal, requestId, retried, ndjson }) => {
+    const out = ndjson();
+    let run;
+    try {
+      run = await core.computers.exec(principal.org, params.id, 'exec', body, {
+        requestId,
+        retried,
+      });
+    } catch (error) {
+      // A command that cannot start is an error line in a 200 answer; other refusals keep their status.
+      if (!(error instanceof BenchtopError && error.code === 'invalid_request')) throw error;
+      return out.only({ type: 'error', code: 'invalid_request', message: error.message });
+    }
+    out.open();
+    await run.follow((line) => out.write(line), out.closed);
+    out.end();
+  },
+
+  'exec.sync': async ({ body, params, principal, requestId, retried }): Promise<ExecSyncResult> => {
+    const run = await core.computers.exec(principal.org, params.id, 'exec_sync', body, {
+      requestId,
+      retried,
+    });
+    const { stdout, stderr, exitCode, truncated } = await run.outcome();
+    return { stdout, stderr, exit_code: exitCode, ...(truncated && { truncated: true as const }) };
+  },
+});

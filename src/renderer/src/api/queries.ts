@@ -1,0 +1,127 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { Tab } from '../../../shared/actions.js';
+import type { Computer, Environment } from '../../../shared/computers.js';
+import type { ApiClient, CallInput } from '../../../shared/client/api-client.js';
+import type { TaskStatus } from '../../../shared/tasks.js';
+
+type TaskListInput = NonNullable<CallInput<'tasks.list'>['query']>;
+
+/** Which tasks a list asks the server for (GET /agent/tasks filters). */
+export type TaskFilter = { computer_id?: string; status?: readonly TaskStatus[]; limit?: number };
+
+/** A task that still holds its computer. */
+export const LIVE_STATUSES: readonly TaskStatus[] = ['running', 'paused'];
+
+/**
+ * One key per resource. A mutation invalidates a prefix: `computers` covers the list and each
+ * computer, `tasks` every task list and each task. Tabs have a root of their own: listing them
+ * counts as activity on the computer, so a change to computers must not list them again.
+ */
+export const queryKeys = {
+  computers: ['computers'] as const,
+  computer: (id: string) => ['computers', 'one', id] as const,
+  environments: ['environments'] as const,
+  tabs: (computerId: string) => ['tabs', computerId] as const,
+  tasks: ['tasks'] as const,
+  taskList: (filter: TaskFilter) => ['tasks', 'list', filter] as const,
+  task: (id: string) => ['tasks', 'one', id] as const,
+  models: ['models'] as const,
+  settings: ['settings'] as const,
+  keys: ['keys'] as const,
+};
+
+/**
+ * How often a screen that shows a resource fetches it again (a screen that needs it less often
+ * may poll more slowly). Components showing the same resource share one cached answer, and a
+ * fetch started while another is on its way joins it.
+ */
+const POLL_MS = {
+  computers: 2000,
+  computer: 2000,
+  environments: 10_000,
+  tasks: 2000,
+  task: 1500,
+  models: 30_000,
+  keys: 10_000,
+};
+
+export const computersQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.computers,
+    // Without type=persistent the list holds running computers.
+    queryFn: async ({ signal }) => (await api.call('computers.list', { signal })) as Computer[],
+    refetchInterval: POLL_MS.computers,
+  });
+
+export const computerQuery = (api: ApiClient, id: string) =>
+  queryOptions({
+    queryKey: queryKeys.computer(id),
+    queryFn: ({ signal }) => api.call('computers.get', { params: { id }, signal }),
+    refetchInterval: POLL_MS.computer,
+  });
+
+/** Saved environments (persistent computers that ended), to restore into a new computer. */
+export const environmentsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.environments,
+    queryFn: async ({ signal }) =>
+      (await api.call('computers.list', {
+        query: { type: 'persistent' },
+        signal,
+      })) as Environment[],
+    refetchInterval: POLL_MS.environments,
+  });
+
+export const taskListQuery = (api: ApiClient, filter: TaskFilter = {}) =>
+  queryOptions({
+    queryKey: queryKeys.taskList(filter),
+    queryFn: ({ signal }) => api.call('tasks.list', { query: taskListSearch(filter), signal }),
+    refetchInterval: POLL_MS.tasks,
+  });
+
+export const taskQuery = (api: ApiClient, id: string) =>
+  queryOptions({
+    queryKey: queryKeys.task(id),
+    queryFn: ({ signal }) => api.call('tasks.get', { params: { id }, signal }),
+    refetchInterval: POLL_MS.task,
+  });
+
+export const modelsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.models,
+    queryFn: ({ signal }) => api.call('models.list', { signal }),
+    refetchInterval: POLL_MS.models,
+  });
+
+export const settingsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.settings,
+    queryFn: ({ signal }) => api.call('settings.get', { signal }),
+  });
+
+/**
+ * A browser's tabs. Listing them counts as activity on the computer, so they are never polled:
+ * each screen says when to read them again (a tab event, a tab action, a person asking).
+ */
+export const tabsQuery = (api: ApiClient, computerId: string) =>
+  queryOptions({
+    queryKey: queryKeys.tabs(computerId),
+    refetchOnWindowFocus: false,
+    queryFn: async ({ signal }): Promise<Tab[]> => {
+      const answer = await api.call('tabs.list', { params: { id: computerId }, signal });
+      // A failed listing (status error) has no tabs to show.
+      return answer.status === 'success' ? answer.result.tabs : [];
+    },
+  });
+
+export const apiKeysQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.keys,
+    queryFn: ({ signal }) => api.call('keys.list', { signal }),
+    refetchInterval: POLL_MS.keys,
+  });
+
+/** The query of GET /agent/tasks for a filter: statuses are one comma-separated value. */
+export function taskListSearch({ status, ...rest }: TaskFilter): TaskListInput {
+  return status ? { ...rest, status: status.join(',') } : rest;
+}

@@ -1,0 +1,41 @@
+import type { ActionEndpoint } from '../../../shared/actions.js';
+import {
+  ApiError,
+  createApiClient,
+  type ApiClient,
+  type CallInput,
+} from '../../../shared/client/api-client.js';
+import type { Connection } from './connection.js';
+
+/** The typed client with the window's key; an unreachable server is named in the error. */
+export function createWindowClient(connection: Connection): ApiClient {
+  return createApiClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    fetch: async (input, init) => {
+      try {
+        return await fetch(input, init);
+      } catch (error) {
+        if (init?.signal?.aborted) throw error;
+        throw new ApiError(0, 'unreachable', `cannot reach Benchtop at ${connection.baseUrl}`);
+      }
+    },
+  });
+}
+
+type ActionRouteName = `actions.${ActionEndpoint}`;
+
+/** A computer action by its endpoint: one that ran but failed (a 200 with status error) throws. */
+export async function act<S extends ActionEndpoint>(
+  api: ApiClient,
+  computerId: string,
+  endpoint: S,
+  body: CallInput<`actions.${S}`>['body'],
+): Promise<void> {
+  // The signature pairs the endpoint with its body; inside, TypeScript sees any action route.
+  const answer = await api.call(`actions.${endpoint}` as ActionRouteName, {
+    params: { id: computerId },
+    body: body as CallInput<ActionRouteName>['body'],
+  });
+  if (answer.status === 'error') throw new ApiError(200, 'action_failed', answer.error_message);
+}

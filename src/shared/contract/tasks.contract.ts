@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import {
+  StartTaskBody,
+  StartTaskResponse,
+  Task,
+  TaskEvent,
+  TaskListQuery,
+  TaskMessageBody,
+  TaskStatusAnswer,
+} from '../tasks.js';
+import { IdParams, json, route, sse } from './route.js';
+
+const tag = 'agent tasks';
+
+const control = <V extends 'pause' | 'resume' | 'cancel'>(verb: V, summary: string) =>
+  route({
+    name: `tasks.${verb}`,
+    method: 'post',
+    path: `/agent/tasks/{id}/${verb}`,
+    params: IdParams,
+    answer: json(TaskStatusAnswer),
+    summary,
+    tag,
+  });
+
+export const TASK_ROUTES = {
+  'tasks.start': route({
+    name: 'tasks.start',
+    method: 'post',
+    path: '/agent/tasks',
+    body: StartTaskBody,
+    answer: json(StartTaskResponse),
+    summary: 'Start an agent task; answers at once while it runs',
+    tag,
+  }),
+  'tasks.stream': route({
+    name: 'tasks.stream',
+    method: 'post',
+    path: '/agent/tasks/stream',
+    body: StartTaskBody,
+    answer: sse(TaskEvent),
+    summary: 'Start an agent task and stream its events until the terminal one',
+    tag,
+  }),
+  'tasks.list': route({
+    name: 'tasks.list',
+    method: 'get',
+    path: '/agent/tasks',
+    query: TaskListQuery,
+    answer: json(z.array(Task)),
+    summary: "The organization's tasks, newest first, optionally filtered",
+    tag,
+  }),
+  'tasks.get': route({
+    name: 'tasks.get',
+    method: 'get',
+    path: '/agent/tasks/{id}',
+    params: IdParams,
+    answer: json(Task),
+    summary: 'One task',
+    tag,
+  }),
+  'tasks.events': route({
+    name: 'tasks.events',
+    method: 'get',
+    path: '/agent/tasks/{id}/events',
+    params: IdParams,
+    answer: sse(TaskEvent),
+    summary: "The task's events so far, then live until the terminal one",
+    tag,
+  }),
+  'tasks.pause': control(
+    'pause',
+    'Pause before the next step; the computer is free for a person meanwhile',
+  ),
+  'tasks.resume': control('resume', 'Continue a paused task from a fresh screenshot'),
+  'tasks.cancel': control('cancel', 'End a running or paused task (exit code 130)'),
+  'tasks.message': route({
+    name: 'tasks.message',
+    method: 'post',
+    path: '/agent/tasks/{id}/messages',
+    params: IdParams,
+    body: TaskMessageBody,
+    answer: json(TaskStatusAnswer),
+    summary: "Give the model a user message at the task's next step",
+    tag,
+  }),
+} as const;

@@ -1,0 +1,96 @@
+import { randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sandboxSupport } from '../../src/main/core/sandbox/computer-sandbox.js';
+import { killAll, serveProcess, tree, type BenchtopProcess } from '../helpers/benchtop-process.js';
+import { commandOf, isAlive, processesWith } from '../helpers/processes.js';
+import { eventually } from '../helpers/test-server.js';
+
+/**
+ * `benchtop serve` SIGKILLed runs no close(): its desktops' X servers and its shell commands are
+ * left running. Started again on the same data dir, Benchtop ends them before it listens.
+ */
+
+const sandbox = await sandboxSupport();
+const left: number[] = [];
+const dataDirs: string[] = [];
+afterAll(async () => {
+  await killAll(left);
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each([
+  { where: 'on the host', sandboxed: false },
+  { where: 'in their sandboxes', sandboxed: true },
+])('a server SIGKILLed with two desktops and a running command $where', ({ sandboxed }) => {
+  it.skipIf(sandboxed && !sandbox.available)(
+    'leaves them running; started again on its data dir, it ends every one of them',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-orphans-'));
+      dataDirs.push(dataDir);
+      const env = { BENCHTOP_EXEC_SANDBOX_OWNER: String(sandboxed) };
+      const servers: BenchtopProcess[] = [];
+      try {
+        const first = await serveProcess(dataDir, env);
+        servers.push(first);
+        const desktops: string[] = [];
+        for (let i = 0; i < 2; i++) {
+          const created = await first.request('POST', '/computers', { kind: 'desktop' });
+          expect(created.status, created.text).toBe(200);
+          desktops.push(created.body.id as string);
+        }
+        // A command line no other test runs: `sleep` takes a fraction.
+        const sleep = `sleep 1000.${randomInt(100_000, 1_000_000)}`;
+        void first
+          .request('POST', `/computers/${desktops[0]}/exec/sync`, {
+            command: sleep,
+            timeout_seconds: 900,
+          })
+          .catch(() => undefined);
+        const [command] = await eventually(() => {
+          const found = processesWith(sleep);
+          return found.length > 0 && found;
+        }, 15_000);
+        // Each desktop's X server names its cookie file in the data dir.
+        const xServers = processesWith(dataDir).filter((pid) => commandOf(pid).startsWith('Xvfb'));
+        expect(xServers).toHaveLength(2);
+        const before = tree(first.child.pid!).map((pid) => ({ pid, command: commandOf(pid) }));
+        left.push(...before.map(({ pid }) => pid));
+
+        first.child.kill('SIGKILL');
+        expect(await first.exited()).toBe(null);
+        // Nothing closed them: without the sweep they would run on. A sandbox ends with its
+        // bwrap (it dies with its parent), and so does a command in it.
+        expect(xServers.filter(isAlive)).toEqual(xServers);
+        if (!sandboxed) expect(isAlive(command!)).toBe(true);
+        const orphans = before.filter(({ pid }) => isAlive(pid));
+
+        const second = await serveProcess(dataDir, env);
+        servers.push(second);
+        const survivors = orphans.filter(({ pid, command }) => {
+          return isAlive(pid) && commandOf(pid) === command;
+        });
+        expect(survivors).toEqual([]);
+        expect(processesWith(sleep)).toEqual([]);
+        expect(xServers.filter(isAlive)).toEqual([]);
+        expect(second.output.join('\n')).toMatch(/ended \d+ processes that a killed earlier run/);
+
+        // The restarted server is whole: it runs desktops and commands as before.
+        const again = await second.request('POST', '/computers', { kind: 'desktop' });
+        expect(again.status, again.text).toBe(200);
+        const ran = await second.request('POST', `/computers/${again.body.id}/exec/sync`, {
+          command: 'echo ok',
+        });
+        expect(ran.body).toMatchObject({ exit_code: 0, stdout: 'ok\n' });
+        left.push(...tree(second.child.pid!));
+        second.child.kill('SIGTERM');
+        expect(await second.exited()).toBe(0);
+      } finally {
+        for (const server of servers) server.child.kill('SIGKILL');
+      }
+    },
+    120_000,
+  );
+});
