@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseChord, parseKeyCombo } from '../../src/main/core/computers/keyboard/key-names.js';
-import { playwrightKey } from '../../src/main/core/computers/keyboard/playwright-keymap.js';
+import { parseChord, parseKeyCombo } from '../../src/main/core/keyboard/key-names.js';
+import { playwrightKey } from '../../src/main/core/keyboard/playwright-keymap.js';
 
 describe('key names', () => {
   it.each([

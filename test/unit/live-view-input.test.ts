@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseChord } from '../../src/main/core/computers/keyboard/key-names.js';
+import { parseChord } from '../../src/main/core/keyboard/key-names.js';
 import { ActionQueue, type ViewAction } from '../../src/renderer/src/live/action-queue.js';
 import {
   keyAction,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseChord } from '../../src/main/core/computers/keyboard/key-names.js';
+import { parseChord } from '../../src/main/core/keyboard/key-names.js';
 import type { ConversationItem, ModelRequest } from '../../src/main/core/models/model-provider.js';
 import { createOpenAIProvider } from '../../src/main/core/models/providers/openai-provider.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';

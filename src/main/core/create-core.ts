@@ -6,7 +6,7 @@ import { IpBlockFiles } from './guards/ip-block-files.js';
 import { TokenBuckets } from './guards/token-buckets.js';
 import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
-import { ComputerService } from './computers/computer-service.js';
+import { ComputerService } from './facades/computer-service.js';
 import { BrowserDriver } from './computers/drivers/browser-driver.js';
 import { DesktopDriver } from './computers/drivers/desktop-driver.js';
 import type { ComputerDriver } from './computers/drivers/driver.js';

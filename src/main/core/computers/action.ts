@@ -1,5 +1,5 @@
 import type { DebugCommand } from '../../../shared/actions.js';
-import type { Key } from './keyboard/key-names.js';
+import type { Key } from '../keyboard/key-names.js';
 
 export type Point = { x: number; y: number };
 export type MouseButton = 'left' | 'right' | 'middle' | 'back' | 'forward';

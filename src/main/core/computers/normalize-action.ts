@@ -2,7 +2,7 @@ import { DRAG_ENDS, type ComputerAction } from '../../../shared/actions.js';
 import { invalidRequest } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Action, ActionRequest, MouseButton, Point } from './action.js';
-import { parseChord, parseKeyCombo } from './keyboard/key-names.js';
+import { parseChord, parseKeyCombo } from '../keyboard/key-names.js';
 
 /**
  * Turns a validated wire action (any alias) into the internal action, checking what the schema

@@ -119,7 +119,7 @@ async function* chunksOf(
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   try {
     for (;;) {
-      let read: ReadableStreamReadResult<Uint8Array>;
+      let read: Awaited<ReturnType<typeof reader.read>>;
       try {
         read = await reader.read();
       } catch (error) {

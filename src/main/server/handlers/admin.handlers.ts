@@ -5,8 +5,8 @@ import { BenchtopError, notFound } from '../../core/errors.js';
 import type { Principal } from '../../core/store/key-store.js';
 import { buildOpenApi } from '../openapi.js';
 import type { Handlers } from '../register-routes.js';
+import { VERSION } from '../version.js';
 
-export const VERSION = '0.1.0';
 const MINUTE_MS = 60_000;
 
 type AdminRouteName =

@@ -4,7 +4,7 @@ import { CONTROL_CHARACTERS } from '../../../../shared/stealth.js';
 import { redactProxy } from '../../config.js';
 import { ActionFailure, BenchtopError, invalidRequest } from '../../errors.js';
 import type { ActionName, ActionOutcome, MouseButton, Point } from '../action.js';
-import type { Key } from '../keyboard/key-names.js';
+import type { Key } from '../../keyboard/key-names.js';
 import {
   pngSize,
   type CaptureOptions,
@@ -23,7 +23,7 @@ import {
   readHtml,
   type TabActivity,
 } from './browser-tabs.js';
-import { inPlaywrightLayout, playwrightKey } from '../keyboard/playwright-keymap.js';
+import { inPlaywrightLayout, playwrightKey } from '../../keyboard/playwright-keymap.js';
 
 /** What a browser computer performs itself (the runner composes wait, screenshot, debug…). */
 export const BROWSER_CAPABILITIES = new Set([

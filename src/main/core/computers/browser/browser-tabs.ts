@@ -5,6 +5,7 @@ import { ActionFailure, invalidRequest, notFound } from '../../errors.js';
 import type { ComputerEventInput } from '../../events/computer-events.js';
 import { newId } from '../../ids.js';
 import { firstLine } from './browser-host.js';
+import type { PageGlobals } from './page-globals.js';
 
 const HIDDEN_SCHEMES = /^(chrome|devtools|chrome-extension):/;
 export const NAVIGATION_TIMEOUT_MS = 30_000;
@@ -167,16 +168,20 @@ export class BrowserTabs {
   /** The page_context of a tab (else the main one). */
   async context(tabId?: string): Promise<PageContext> {
     const { id, page } = this.page(tabId);
-    const metrics = await page.evaluate(() => ({
-      title: document.title,
-      viewport_width: window.innerWidth,
-      viewport_height: window.innerHeight,
-      page_width: document.documentElement.scrollWidth,
-      page_height: document.documentElement.scrollHeight,
-      scroll_x: window.scrollX,
-      scroll_y: window.scrollY,
-      device_scale_factor: window.devicePixelRatio,
-    }));
+    const metrics = await page.evaluate(() => {
+      const window = globalThis as unknown as PageGlobals;
+      const { document } = window;
+      return {
+        title: document.title,
+        viewport_width: window.innerWidth,
+        viewport_height: window.innerHeight,
+        page_width: document.documentElement.scrollWidth,
+        page_height: document.documentElement.scrollHeight,
+        scroll_x: window.scrollX,
+        scroll_y: window.scrollY,
+        device_scale_factor: window.devicePixelRatio,
+      };
+    });
     return { tab_id: id, url: page.url(), is_main_tab: id === this.main, ...metrics };
   }
 
@@ -227,6 +232,7 @@ export class BrowserTabs {
 /** A page's markup and title in one round trip (page.content() plus page.title() would be two). */
 export async function readHtml(page: Page): Promise<{ html_content: string; title: string }> {
   return page.evaluate(() => {
+    const { document, XMLSerializer } = globalThis as unknown as PageGlobals;
     const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
     return { html_content: doctype + document.documentElement.outerHTML, title: document.title };
   });
@@ -261,6 +267,6 @@ export async function loadNewTab(
 function goto(page: Page, url: string, signal: AbortSignal | undefined): Promise<unknown> {
   const loading = page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
   return abortable(loading, signal, 'the navigation', () => {
-    page.evaluate(() => window.stop()).catch(() => {});
+    page.evaluate(() => (globalThis as unknown as PageGlobals).stop()).catch(() => {});
   });
 }

@@ -5,7 +5,7 @@ import { ActionFailure, invalidRequest } from '../../errors.js';
 import { runProgram, type Launched } from '../../runtime/process-supervisor.js';
 import type { ActionName, ActionOutcome, MouseButton, Point } from '../action.js';
 import type { TabActivity } from '../browser/browser-tabs.js';
-import type { Key } from '../keyboard/key-names.js';
+import type { Key } from '../../keyboard/key-names.js';
 import type {
   CaptureOptions,
   CursorSink,
@@ -17,7 +17,7 @@ import type {
 } from '../operator.js';
 import { BROWSER_ACTIONS, DesktopBrowser } from './desktop-browser.js';
 import type { WorkerButton } from './desktop-protocol.js';
-import { nutKeys } from '../keyboard/nut-keymap.js';
+import { nutKeys } from '../../keyboard/nut-keymap.js';
 import { UnicodeKeymap } from './unicode-keymap.js';
 import type { WorkerClient } from './worker-client.js';
 import { sandboxDisplayEnv, type XDisplay } from './x-display.js';

@@ -1,4 +1,4 @@
-import { parseKeyCombo, type Key } from '../../computers/keyboard/key-names.js';
+import { parseKeyCombo, type Key } from '../../keyboard/key-names.js';
 import { modelKeys } from './model-key-aliases.js';
 
 /** Benchtop key names written back the way Claude writes them, for the history it is sent. */

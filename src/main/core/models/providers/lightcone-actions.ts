@@ -1,6 +1,6 @@
 import { MAX_WAIT_MS } from '../../../../shared/actions.js';
 import type { OutputAction } from '../../../../shared/responses.js';
-import { splitKeyCombo } from '../../computers/keyboard/key-names.js';
+import { splitKeyCombo } from '../../keyboard/key-names.js';
 import { ModelError, scaleFrom999, type ComputerToolSpec } from '../model-provider.js';
 import { detail } from '../provider-http.js';
 import { modelKey } from './model-key-aliases.js';

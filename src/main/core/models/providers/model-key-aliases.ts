@@ -1,4 +1,4 @@
-import { parseKeyCombo, splitKeyCombo, type Key } from '../../computers/keyboard/key-names.js';
+import { parseKeyCombo, splitKeyCombo, type Key } from '../../keyboard/key-names.js';
 
 /**
  * Key names models write that keys.ts does not know: X11 keysyms from xdotool habits (Claude's

@@ -1,5 +1,5 @@
 import type { OutputAction } from '../../../../shared/responses.js';
-import { splitKeyCombo } from '../../computers/keyboard/key-names.js';
+import { splitKeyCombo } from '../../keyboard/key-names.js';
 import { ModelError, type ComputerToolSpec } from '../model-provider.js';
 import { modelKey } from './model-key-aliases.js';
 

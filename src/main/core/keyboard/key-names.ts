@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../errors.js';
+import { invalidRequest } from '../errors.js';
 
 /**
  * A key in canonical form: a named key ('shift', 'enter', 'f5', 'arrowup') or one printable

@@ -4,9 +4,9 @@ import type { ActionRunner } from '../actions/action-runner.js';
 import { BenchtopError } from '../errors.js';
 import type { CommandRun } from '../shell/command-run.js';
 import type { CommandBody, ShellService } from '../shell/shell-service.js';
-import type { ComputerRegistry } from './computer-registry.js';
-import type { ComputerSession } from './computer-session.js';
-import { normalizeAction } from './normalize-action.js';
+import type { ComputerRegistry } from '../computers/computer-registry.js';
+import type { ComputerSession } from '../computers/computer-session.js';
+import { normalizeAction } from '../computers/normalize-action.js';
 
 export type ActOptions = {
   /** Aborted when whoever asked stops waiting: a wait or a navigation under way ends. */
