@@ -1162,7 +1162,7 @@ describe('the table', () => {
   });
 });
 
-describe('bad input is refused with the §11 error body', () => {
+describe('bad input is refused with the error body of docs/API.md §11', () => {
   it.each(CASES.map((c) => [`${c.route} — ${c.name}`, c] as const))('%s', async (_label, c) => {
     const { method, path } = pathOf(c);
     const response = await server.request(method, path, c.body, {

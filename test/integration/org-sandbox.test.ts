@@ -377,8 +377,9 @@ describe("the owner's computers", () => {
     await eventually(() => existsSync(join(workspace, 'before')));
     await server.request('PATCH', '/settings', { exec: { enabled: false } });
     try {
+      // The terminal is gone from the display, so what is typed next has nowhere to run.
+      await eventually(async () => !(await terminalOn(desktop, 'local')));
       await typeLine('touch after\n');
-      await new Promise((resolve) => setTimeout(resolve, 500));
       expect(existsSync(join(workspace, 'after'))).toBe(false);
     } finally {
       await server.request('PATCH', '/settings', { exec: { enabled: null } });
@@ -391,9 +392,9 @@ describe("the owner's computers", () => {
     try {
       const desktop = await create(server.key, { kind: 'desktop' });
       const workspace = server.core.computers.get('local', desktop).spec.workspace;
+      expect(await terminalOn(desktop, 'local')).toBe(false);
       await server.request('POST', `/computers/${desktop}/click`, { x: 200, y: 150 });
       await server.request('POST', `/computers/${desktop}/type`, { text: 'touch typed\n' });
-      await new Promise((resolve) => setTimeout(resolve, 500));
       expect(existsSync(join(workspace, 'typed'))).toBe(false);
       await server.request('DELETE', `/computers/${desktop}`);
     } finally {
@@ -401,3 +402,10 @@ describe("the owner's computers", () => {
     }
   });
 });
+
+/** Whether a terminal (or a shell) runs on the computer's display. */
+async function terminalOn(id: string, org: string): Promise<boolean> {
+  const display = server.core.computers.get(org, id).spec.env.DISPLAY!;
+  const programs = (await processesOnDisplay(display)).map(commandOf);
+  return programs.some((command) => /xterm|sh -c|x-terminal/.test(command));
+}

@@ -525,7 +525,7 @@ describe('a model provider that hangs or dies mid-task', () => {
   });
 });
 
-/** §11: every error carries message, code and request_id. */
+/** docs/API.md §11: every error carries message, code and request_id. */
 function expectErrorBody(answer: { status: number; body: any }, what: string) {
   expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeGreaterThanOrEqual(400);
   expect(answer.body, what).toMatchObject({

@@ -17,7 +17,7 @@ import { callsOf, emitItem, toOutputItem, type Emit } from './output-items.js';
 export type ResponseEventSink = (event: ResponseStreamEvent) => void;
 
 export type CreateOptions = {
-  /** Receives the stream events of §9 as the response runs. */
+  /** Receives the stream events of the Responses API (docs/API.md §9) as the response runs. */
   onEvent?: ResponseEventSink;
   /** The computer the response is about, when known (agent tasks). */
   computerId?: string;
@@ -35,8 +35,8 @@ export type Started = {
 type Run = { stored: StoredResponse; controller: AbortController; ended: boolean };
 
 /**
- * The Responses API of §9: conversation state, storage, streaming and cancel. Each model call is
- * delegated to the provider its model name maps to.
+ * The Responses API (docs/API.md §9): conversation state, storage, streaming and cancel. Each
+ * model call is delegated to the provider its model name maps to.
  */
 export class ResponsesService {
   private readonly running = new Map<string, Run>();
