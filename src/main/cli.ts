@@ -37,18 +37,21 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
   // Asked before anything is printed: a caller that acts on the printed lines (a signal, say)
   // finds the handlers below already in place.
   const sandbox = await sandboxSupport();
-  console.log(`listening on ${url}`);
-  console.log(`the window: ${url}/ui/#key=${uiKey}`);
+  const banner = [`listening on ${url}`, `the window: ${url}/ui/#key=${uiKey}`];
   if (!sandbox.available) {
-    console.log(
+    banner.push(
       `no sandbox for computers: ${sandbox.reason}. The owner's commands and desktops run on the host; other organizations get neither.`,
     );
   }
   if (benchtop.firstKey) {
-    console.log(`\nA key for organization "local" was created; it is shown only this once:\n`);
-    console.log(`  export LIGHTCONE_BASE_URL=${url}`);
-    console.log(`  export TZAFON_API_KEY=${benchtop.firstKey}\n`);
+    banner.push(
+      `\nA key for organization "local" was created; it is shown only this once:\n`,
+      `  export LIGHTCONE_BASE_URL=${url}`,
+      `  export TZAFON_API_KEY=${benchtop.firstKey}\n`,
+    );
   }
+  // One write: a program reading the banner through a pipe gets it whole, in one piece.
+  process.stdout.write(`${banner.join('\n')}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     // conf's atomic writer (when-exit) re-raises the signal once after its own cleanup, so a

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { descendants, isAlive } from './processes.js';
 import { eventually } from './test-server.js';
 
@@ -44,23 +43,45 @@ export function serveProcess(
   child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    let url: string | undefined;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      output.push(line);
-      url ??= /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1];
-      const windowKey = /^the window: .*#key=(sk_\S+)$/.exec(line)?.[1];
-      if (!url || !windowKey) return;
-      // The first key, when there is one, is printed right after the window's link.
-      setTimeout(() => {
-        const firstKey = output
-          .find((printed) => printed.includes('export TZAFON_API_KEY='))
-          ?.split('=')[1];
-        resolve(started(child, url!, output, windowKey, firstKey, exit));
-      }, 200);
+    onBanner(child, output, (url, windowKey) => {
+      const firstKey = output
+        .find((printed) => printed.includes('export TZAFON_API_KEY='))
+        ?.split('=')[1];
+      resolve(started(child, url, output, windowKey, firstKey, exit));
     });
     void exit.then((code) =>
       reject(new Error(`benchtop exited with ${code}: ${[...output, ...stderr].join('\n')}`)),
     );
+  });
+}
+
+/**
+ * Collects what `benchtop serve` prints into `output` and calls back once its start banner
+ * (listening on…, the window's link, a first key) is in: the CLI writes the banner in one write,
+ * so it arrives in one piece and the callback sees all of it.
+ */
+export function onBanner(
+  child: ChildProcess,
+  output: string[],
+  ready: (url: string, windowKey: string) => void,
+): void {
+  let partial = '';
+  let done = false;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    output.push(...lines);
+    if (done) return;
+    const url = lines
+      .map((line) => /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1])
+      .find(Boolean);
+    const windowKey = lines
+      .map((line) => /^the window: .*#key=(sk_\S+)$/.exec(line)?.[1])
+      .find(Boolean);
+    if (url && windowKey) {
+      done = true;
+      ready(url, windowKey);
+    }
   });
 }
 

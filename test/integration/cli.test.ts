@@ -2,8 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { onBanner } from '../helpers/benchtop-process.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
@@ -32,11 +32,7 @@ function serve(
   running.push(child);
   const output: string[] = [];
   return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      output.push(line);
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-      if (match) setTimeout(() => resolve({ child, url: match[1]!, output }), 300);
-    });
+    onBanner(child, output, (url) => resolve({ child, url, output }));
     child.on('exit', (code) =>
       reject(new Error(`benchtop exited with ${code}: ${output.join('\n')}`)),
     );
