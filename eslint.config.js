@@ -1,7 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-import boundaries from 'eslint-plugin-boundaries';
+import { folderBoundaries } from './eslint.boundaries.js';
 
 /** Layers: shared ← core ← server ← main roots; core and server never see Electron or each other upward. */
 const layer = (files, patterns) => ({
@@ -9,75 +9,6 @@ const layer = (files, patterns) => ({
   rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
 });
 
-/**
- * Which folder may import which: an allow-list (anything not listed fails lint). Core's folders are
- * ordered: each may use only those below it, so no cycle between them can form.
- */
-const FOLDERS = [
-  { type: 'shared-client', pattern: 'src/shared/client' },
-  { type: 'shared-contract', pattern: 'src/shared/contract' },
-  { type: 'shared', pattern: 'src/shared' },
-  { type: 'core', pattern: 'src/main/core/*', capture: ['part'] },
-  { type: 'core-base', pattern: 'src/main/core' },
-  { type: 'server', pattern: 'src/main/server' },
-  { type: 'window', pattern: 'src/main/window' },
-  { type: 'launcher', pattern: 'src/main/launcher' },
-  // The roots: cli.ts, index.ts and start-benchtop.ts (every folder of src/main is matched above).
-  { type: 'root', pattern: 'src/main' },
-  { type: 'preload', pattern: 'src/preload' },
-  { type: 'renderer', pattern: 'src/renderer' },
-];
-/** A folder: a type of FOLDERS, or `core/<part>` for one of core's folders. */
-const folder = (name) =>
-  name.startsWith('core/')
-    ? { element: { type: 'core', captured: { part: name.slice('core/'.length) } } }
-    : { element: { type: name } };
-const may = (from, to) => ({
-  from: folder(from),
-  allow: [from, ...to].map((t) => ({ to: folder(t) })),
-});
-const base = ['shared', 'core-base'];
-const POLICIES = [
-  may('shared', []),
-  may('shared-contract', ['shared']),
-  may('shared-client', ['shared', 'shared-contract']),
-  may('core-base', ['shared', 'core/runtime', 'core/store']),
-  may('core/runtime', base),
-  may('core/store', base),
-  may('core/events', base),
-  may('core/keyboard', base),
-  may('core/guards', base),
-  may('core/screenshots', [...base, 'core/store']),
-  may('core/sandbox', [...base, 'core/runtime']),
-  may('core/computers', [
-    ...base,
-    ...['events', 'keyboard', 'runtime', 'sandbox', 'screenshots', 'store'].map((p) => `core/${p}`),
-  ]),
-  may('core/screencast', [...base, 'core/computers']),
-  may('core/shell', [...base, 'core/computers', 'core/events', 'core/runtime', 'core/sandbox']),
-  may('core/actions', [...base, 'core/computers', 'core/events', 'core/screenshots', 'core/shell']),
-  may('core/facades', [...base, 'core/actions', 'core/computers', 'core/shell']),
-  may('core/models', [...base, 'core/keyboard', 'core/screenshots', 'core/store']),
-  may('core/agent', [
-    ...base,
-    ...['actions', 'computers', 'events', 'models', 'screenshots', 'store'].map((p) => `core/${p}`),
-  ]),
-  // create-core.ts composes core: it alone sits in core's base and may use all of core.
-  {
-    from: { file: { categories: 'composition' } },
-    allow: [{ to: { element: { type: 'core' } } }],
-  },
-  may('server', [
-    ...base,
-    'shared-contract',
-    ...['computers', 'guards', 'models', 'store'].map((p) => `core/${p}`),
-  ]),
-  may('window', ['shared']),
-  may('launcher', ['root', 'core/runtime']),
-  may('root', [...base, 'server', 'window', 'launcher', 'core']),
-  may('preload', ['shared']),
-  may('renderer', ['shared', 'shared-contract', 'shared-client']),
-];
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**'] },
   js.configs.recommended,
@@ -169,15 +100,9 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
+  folderBoundaries,
   {
-    files: ['src/**/*.{ts,tsx}'],
-    plugins: { boundaries },
-    settings: {
-      'import/resolver': { typescript: { alwaysTryTypes: true } },
-      'boundaries/elements': FOLDERS,
-      'boundaries/files': [{ category: 'composition', pattern: 'src/main/core/create-core.ts' }],
-    },
-    rules: { 'boundaries/dependencies': ['error', { default: 'disallow', policies: POLICIES }] },
+    files: ['bin/**', '*.config.*', 'eslint.boundaries.*'],
+    ...tseslint.configs.disableTypeChecked,
   },
-  { files: ['bin/**', '*.config.*'], ...tseslint.configs.disableTypeChecked },
 );
