@@ -184,9 +184,12 @@ describe("another organization's computers", () => {
           'setsid sh -c "sleep 300.201 > /dev/null 2>&1 &" < /dev/null; nohup sleep 300.202 > /dev/null 2>&1 &',
       });
       expect(ran.body.exit_code).toBe(0);
-      // A program left running by one command is still there for the next.
-      const later = await sync(acme, computer, { command: 'ps -eo args | grep -c "^sleep 300"' });
-      expect(later.body.stdout.trim()).toBe('2');
+      // A program left running by one command is still there for the next (the detached ones
+      // start on their own time, so later commands look until both are up).
+      await eventually(async () => {
+        const later = await sync(acme, computer, { command: 'ps -eo args | grep -c "^sleep 300"' });
+        return later.body.stdout.trim() === '2';
+      }, 10_000);
       await eventually(
         () =>
           processesWith('sleep 300.201').length > 0 && processesWith('sleep 300.202').length > 0,
