@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { RouteDef } from '../../shared/contract/route.js';
+import { MAX_ID_LENGTH, type RouteDef } from '../../shared/contract/route.js';
 import { ROUTE_LIST, ROUTES, type RouteName, type Routes } from '../../shared/contract/routes.js';
 import { BenchtopError, notFound } from '../core/errors.js';
 import type { Principal } from '../core/store/key-store.js';
@@ -55,7 +55,7 @@ export type RegisterOptions = {
 };
 
 /** Express syntax of an OpenAPI path: /computers/{id} → /computers/:id. */
-export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * Mounts every route of the contract on one of two routers: public routes (no key) and the rest.
@@ -195,9 +195,10 @@ function parseParams(schema: z.ZodObject, params: Record<string, string>): unkno
   const name = String(result.error.issues[0]!.path[0] ?? 'id');
   const value = params[name] ?? '';
   const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
-  throw notFound(`no ${name} "${shown}": ids are 1 to 200 letters, digits, "_", "-" or "."`, [
-    name,
-  ]);
+  throw notFound(
+    `no ${name} "${shown}": ids are 1 to ${MAX_ID_LENGTH} letters, digits, "_", "-" or "."`,
+    [name],
+  );
 }
 
 /** Aborted when the client goes away before its answer is complete. */

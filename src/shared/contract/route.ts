@@ -53,8 +53,3 @@ export const Id = z
 
 export const IdParams = z.object({ id: Id });
 export const TabParams = z.object({ id: Id, tab_id: Id });
-
-/** The names in a path template: /computers/{id}/tabs/{tab_id} → id, tab_id. */
-export function pathParamNames(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-}

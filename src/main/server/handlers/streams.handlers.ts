@@ -8,7 +8,7 @@ import type { Handlers } from '../register-routes.js';
 type StreamRouteName = 'streams.events' | 'streams.screencast' | 'exec.stream' | 'exec.sync';
 
 /** The status event a stream ends with once its computer has ended. */
-export function finalStatus(session: ComputerSession): ComputerEvent {
+function finalStatus(session: ComputerSession): ComputerEvent {
   return {
     type: 'status',
     computer_id: session.id,
