@@ -47,6 +47,10 @@ const POLICIES = [
   may('core/screencast', [...base, 'core/computers']),
   may('core/shell', [...base, 'core/computers', 'core/events', 'core/runtime', 'core/sandbox']),
   may('core/actions', [...base, 'core/computers', 'core/events', 'core/screenshots', 'core/shell']),
+  may('core/recordings', [
+    ...base,
+    ...['computers', 'events', 'runtime', 'screencast', 'store'].map((p) => `core/${p}`),
+  ]),
   may('core/facades', [...base, 'core/actions', 'core/computers', 'core/shell']),
   may('core/models', [...base, 'core/keyboard', 'core/screenshots', 'core/store']),
   may('core/agent', [

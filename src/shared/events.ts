@@ -14,6 +14,10 @@ export const ActionRequestEvent = z
       .object({ type: z.string() })
       .loose()
       .describe('The action as the server runs it: aliases resolved, coordinates as `at`.'),
+    source: z
+      .literal('live_view')
+      .optional()
+      .describe("Set when a person sent the action from the window's live view."),
   })
   .meta({ id: 'ActionRequestEvent' });
 

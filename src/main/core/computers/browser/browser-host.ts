@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   chromium,
@@ -9,6 +18,7 @@ import {
   type Page,
 } from 'playwright-core';
 import { unavailable } from '../../errors.js';
+import { PRIVATE_DIR } from '../../store/private-files.js';
 import { findChromium, INSTALL_HINT } from './find-chromium.js';
 
 export type BrowserSettings = {
@@ -154,8 +164,28 @@ export class BrowserHost {
   private filling: Promise<void> | undefined;
   private closed = false;
   private sandboxDecision: SandboxDecision | undefined;
+  private traces: { dir: string; temporary: boolean } | undefined;
 
-  constructor(private readonly settings: BrowserSettings) {}
+  /**
+   * `tracesDir`: where Playwright's tracing of recorded computers writes as it goes (kept across
+   * a kill, so the next start can make their traces); a temporary folder when not given.
+   */
+  constructor(
+    private readonly settings: BrowserSettings,
+    private readonly options: { tracesDir?: string } = {},
+  ) {}
+
+  /** The browser's tracesDir (made on first need). */
+  get tracesDir(): string {
+    if (!this.traces) {
+      const configured = this.options.tracesDir;
+      if (configured) mkdirSync(configured, { recursive: true, mode: PRIVATE_DIR });
+      this.traces = configured
+        ? { dir: configured, temporary: false }
+        : { dir: mkdtempSync(join(tmpdir(), 'benchtop-traces-')), temporary: true };
+    }
+    return this.traces.dir;
+  }
 
   /** Whether the running (or last started) Chromium has its sandbox, and why; undefined before. */
   get sandbox(): SandboxDecision | undefined {
@@ -241,6 +271,7 @@ export class BrowserHost {
       executablePath,
       headless: this.settings.headless,
       args: LAUNCH_ARGS,
+      tracesDir: this.tracesDir,
       // Without it Playwright adds --no-sandbox.
       chromiumSandbox: sandbox,
       // Benchtop shuts down in order on signals; Playwright's own handlers would exit first.
@@ -279,6 +310,7 @@ export class BrowserHost {
     this.browser = undefined;
     this.ready = [];
     if (browser) await (await browser.catch(() => undefined))?.close();
+    if (this.traces?.temporary) rmSync(this.traces.dir, { recursive: true, force: true });
   }
 }
 

@@ -13,6 +13,8 @@ import {
   type Screenshot,
   type TabbedOperator,
 } from '../operator.js';
+import type { RecordingSink } from '../drivers/driver.js';
+import { BrowserRecording } from './browser-recording.js';
 import { startBrowserCapture } from './browser-screencast.js';
 import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
 import {
@@ -68,6 +70,8 @@ export type BrowserOperatorOptions = {
   onCrash: () => void;
   /** Tabs opened, closed and switched, and main-frame navigations, for the computer's events. */
   report?: (activity: TabActivity) => void;
+  /** Set when the computer is recorded: its requests, console and trace go there. */
+  recording?: RecordingSink;
 };
 
 /** A browser computer: one BrowserContext of the shared Chromium, its pages as tabs. */
@@ -77,6 +81,7 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
   private context!: BrowserContext;
   private readonly tabs: BrowserTabs;
   private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
+  private readonly recording: BrowserRecording | undefined;
   private closing = false;
 
   constructor(
@@ -91,6 +96,17 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     this.adopt(fresh.context);
     this.tabs.add(fresh.page);
     this.tabs.watch(this.context);
+    if (options.recording) {
+      this.recording = new BrowserRecording(options.recording, {
+        tracesDir: options.host.tracesDir,
+        tabIdOf: (page) => this.tabs.all().find((tab) => tab.page === page)?.id,
+      });
+    }
+  }
+
+  /** Starts recording what the computer does, when it is recorded (never fails the computer). */
+  async startRecording(): Promise<void> {
+    await this.recording?.follow(this.context);
   }
 
   private adopt(context: BrowserContext): void {
@@ -174,6 +190,7 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
       case 'new_tab': {
         this.tabs.checkRoom();
         const page = await this.context.newPage();
+        await this.recording?.watching(page);
         const id = this.tabs.add(page);
         if (action.url) await loadNewTab(page, id, action.url, signal);
         return { result: { created_tab_id: id }, executedTabId: id };
@@ -270,9 +287,12 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     this.options.contextOptions = contextOptions;
     this.adopt(fresh.context);
     this.tabs.clear();
+    // The old context's trace and requests are complete before it closes.
+    await this.recording?.follow(fresh.context);
     await old.close().catch(() => {});
     for (const [index, tab] of open.entries()) {
       const page = index === 0 ? fresh.page : await fresh.context.newPage();
+      await this.recording?.watching(page);
       this.tabs.adopt(page, tab.id);
       if (tab.url !== 'about:blank')
         await page.goto(tab.url, { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => {});
@@ -311,6 +331,8 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
 
   async close(): Promise<void> {
     this.closing = true;
+    // Ended while the context is there to end its trace (and with the tabs known for the HAR).
+    await this.recording?.stop();
     this.tabs.clear();
     await this.context.close().catch(() => {});
   }

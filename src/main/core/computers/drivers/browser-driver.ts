@@ -72,7 +72,9 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       maxTabs: context.maxTabs,
       onCrash: context.onCrash,
       report: context.report,
+      recording: context.recording,
     });
+    await operator.startRecording();
     return { operator, env: {} };
   }
 

@@ -13,6 +13,23 @@ export type ComputerActivity = Extract<
   { type: 'tab' | 'tab_refused' | 'navigation' }
 >;
 
+/**
+ * Where a recorded computer's driver writes what only it can see (docs/API.md §13): a browser's
+ * requests (HAR), console messages and Playwright trace. The recorder owns the folder.
+ */
+export type RecordingSink = {
+  /** The recording's folder (it exists). */
+  dir: string;
+  /** Removes secrets (API keys, provider keys, proxy passwords) from any text before it is written. */
+  scrub: (text: string) => string;
+  console: (entry: {
+    level: string;
+    text: string;
+    url: string | null;
+    tabId: string | null;
+  }) => void;
+};
+
 /** What the registry hands a driver to start one computer. */
 export type StartContext = {
   id: string;
@@ -29,6 +46,8 @@ export type StartContext = {
   network: boolean;
   /** Whether its organization may run commands (a desktop gets a terminal only then). */
   terminal: boolean;
+  /** Set when the computer is recorded: what the driver alone can see goes there. */
+  recording?: RecordingSink;
   /** limits.max_tabs as it is at each call. */
   maxTabs: () => number;
   report: (activity: ComputerActivity) => void;

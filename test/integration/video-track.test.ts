@@ -1,0 +1,346 @@
+import { execFile } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+} from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  findFfmpeg,
+  VideoTrack,
+  type Chapter,
+} from '../../src/main/core/recordings/video/video-track.js';
+
+const run = promisify(execFile);
+const FFMPEG = '/usr/bin/ffmpeg';
+const T = 1_800_000_000_000;
+const folders: string[] = [];
+afterAll(() => Promise.all(folders.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function folder(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "benchtop video's-"));
+  folders.push(dir);
+  return dir;
+}
+
+type Rgb = [number, number, number];
+const RED: Rgb = [255, 0, 0];
+const GREEN: Rgb = [0, 255, 0];
+const BLUE: Rgb = [0, 0, 255];
+const WHITE: Rgb = [255, 255, 255];
+const BLACK: Rgb = [0, 0, 0];
+
+function jpeg([r, g, b]: Rgb, width = 320, height = 240): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+function open(dir: string, options: { segmentFrames?: number; ffmpeg?: string } = {}) {
+  return VideoTrack.open(dir, {
+    startedAt: T,
+    ffmpeg: () => Promise.resolve(options.ffmpeg ?? FFMPEG),
+    segmentFrames: options.segmentFrames ?? Infinity,
+  });
+}
+
+type Probe = {
+  duration: number;
+  frames: { at: number; width: number; height: number }[];
+  chapters: { start: number; end: number; title: string }[];
+};
+
+/** What ffprobe reads of a video: times in ms from its start. */
+async function probe(file: string): Promise<Probe> {
+  const { stdout } = await run('ffprobe', [
+    ...['-v', 'error', '-of', 'json', '-show_chapters'],
+    ...['-show_entries', 'frame=pts_time,width,height:format=duration', file],
+  ]);
+  const read = JSON.parse(stdout) as {
+    format: { duration: string };
+    frames: { pts_time: string; width: number; height: number }[];
+    chapters: { start_time: string; end_time: string; tags: { title: string } }[];
+  };
+  const ms = (seconds: string) => Math.round(Number(seconds) * 1000);
+  return {
+    duration: ms(read.format.duration),
+    frames: read.frames.map((f) => ({ at: ms(f.pts_time), width: f.width, height: f.height })),
+    chapters: read.chapters.map((c) => ({
+      start: ms(c.start_time),
+      end: ms(c.end_time),
+      title: c.tags.title,
+    })),
+  };
+}
+
+/** The color of the video's pixel (x, y) at `ms` from its start: that of the last frame by then. */
+async function colorAt(file: string, ms: number, x: number, y: number): Promise<Rgb> {
+  const { stdout } = await run(
+    FFMPEG,
+    [
+      ...['-v', 'error', '-i', file, '-vsync', 'passthrough'],
+      ...['-vf', `format=rgb24,crop=1:1:${x}:${y}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+    ],
+    { encoding: 'buffer' },
+  );
+  const { frames } = await probe(file);
+  const shown = frames.findLastIndex((frame) => frame.at <= ms);
+  return [stdout[shown * 3]!, stdout[shown * 3 + 1]!, stdout[shown * 3 + 2]!];
+}
+
+function expectColor(actual: Rgb, expected: Rgb): void {
+  actual.forEach((channel, i) => expect(Math.abs(channel - expected[i]!)).toBeLessThan(40));
+}
+
+describe('the video track of a recording', () => {
+  it('encodes frames at their real times, black before the first, the last held to the end', async () => {
+    const dir = await folder();
+    const track = await open(dir);
+    track.add(await jpeg(RED), 320, 240, T + 300);
+    track.add(await jpeg(GREEN), 320, 240, T + 800);
+    track.add(await jpeg(BLUE), 320, 240, T + 1500);
+    expect(track.frames).toBe(3);
+    expect(track.lastFrameAt).toBe(T + 1500);
+
+    const video = await track.finish(T + 4000, []);
+    expect(video).toBe(join(dir, 'video.webm'));
+    const { duration, frames } = await probe(video!);
+    expect(Math.abs(duration - 4000)).toBeLessThan(400);
+    // One frame a picture (a still screen is not repeated), and one at the end.
+    expect(frames.map((frame) => frame.at)).toEqual([0, 300, 800, 1500, 4000]);
+    expect(frames.every((frame) => frame.width === 320 && frame.height === 240)).toBe(true);
+    expectColor(await colorAt(video!, 100, 160, 120), BLACK);
+    expectColor(await colorAt(video!, 500, 160, 120), RED);
+    expectColor(await colorAt(video!, 1000, 160, 120), GREEN);
+    expectColor(await colorAt(video!, 3500, 160, 120), BLUE);
+    // The pictures are gone; their index stays.
+    expect(existsSync(join(dir, 'frames'))).toBe(false);
+    expect(readFileSync(join(dir, 'frames.ndjson'), 'utf8').trim().split('\n')).toHaveLength(3);
+    expect(track.bytes).toBe(statSync(video!).size + statSync(join(dir, 'frames.ndjson')).size);
+    // Finished: finishing or rendering again gives the same video, and frames are ignored.
+    track.add(await jpeg(WHITE), 320, 240, T + 5000);
+    expect(track.frames).toBe(3);
+    expect(await track.finish(T + 9000, [])).toBe(video);
+    expect(await track.render(T + 9000, [])).toBe(video);
+  });
+
+  it('writes one chapter per action at its time, each until the next', async () => {
+    const dir = await folder();
+    const track = await open(dir);
+    track.add(await jpeg(RED), 320, 240, T + 100);
+    track.add(await jpeg(GREEN), 320, 240, T + 1200);
+    const chapters: Chapter[] = [
+      { at: T + 1200, title: 'type "a=b; #c\\d"' },
+      { at: T - 50, title: 'navigate\nhttps://example.com/' },
+      { at: T + 700, title: 'click (10, 20)' },
+      { at: T + 9000, title: 'after the end' },
+    ];
+    const video = await track.finish(T + 3000, chapters);
+    expect((await probe(video!)).chapters).toEqual([
+      { start: 0, end: 700, title: 'navigate https://example.com/' },
+      { start: 700, end: 1200, title: 'click (10, 20)' },
+      { start: 1200, end: 3000, title: 'type "a=b; #c\\d"' },
+    ]);
+  });
+
+  it('encodes frames of several sizes at the first one’s size (even), scaled and padded', async () => {
+    const dir = await folder();
+    const track = await open(dir);
+    track.add(await jpeg(RED, 641, 361), 641, 361, T);
+    track.add(await jpeg(GREEN, 1280, 720), 1280, 720, T + 400);
+    track.add(await jpeg(BLUE, 300, 361), 300, 361, T + 800);
+    const video = await track.finish(T + 1200, []);
+    const { frames } = await probe(video!);
+    expect(frames.map((frame) => frame.at)).toEqual([0, 400, 800, 1200]);
+    expect(frames.every((frame) => frame.width === 642 && frame.height === 362)).toBe(true);
+    expectColor(await colorAt(video!, 200, 320, 180), RED);
+    expectColor(await colorAt(video!, 600, 320, 180), GREEN);
+    // The narrow frame is centered, with black at its sides.
+    expectColor(await colorAt(video!, 1000, 320, 180), BLUE);
+    expectColor(await colorAt(video!, 1000, 20, 180), BLACK);
+  });
+
+  it('finds every frame written after an abrupt stop, and goes on from there', async () => {
+    const dir = await folder();
+    const first = await open(dir);
+    const colors = [RED, GREEN, BLUE, WHITE];
+    for (const [i, color] of colors.entries()) {
+      first.add(await jpeg(color), 320, 240, T + 200 * (i + 1));
+    }
+    await first.settled();
+    // Killed while it wrote a fifth frame: its picture is half there, its index line cut short.
+    await writeFile(join(dir, 'frames', '4.jpg'), (await jpeg(RED)).subarray(0, 100));
+    appendFileSync(join(dir, 'frames.ndjson'), '{"n":4,"at":18');
+
+    const again = await open(dir);
+    expect(again.frames).toBe(4);
+    expect(again.lastFrameAt).toBe(T + 800);
+    again.add(await jpeg(GREEN), 320, 240, T + 1000);
+    expect(again.frames).toBe(5);
+    const video = await again.finish(T + 1500, []);
+    const { frames } = await probe(video!);
+    expect(frames.map((frame) => frame.at)).toEqual([0, 200, 400, 600, 800, 1000, 1500]);
+    expectColor(await colorAt(video!, 900, 160, 120), WHITE);
+    expectColor(await colorAt(video!, 1200, 160, 120), GREEN);
+    const index = readFileSync(join(dir, 'frames.ndjson'), 'utf8').trim().split('\n');
+    expect(index.map((line) => (JSON.parse(line) as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('encodes stretches of frames into segments in the background and joins them at the end', async () => {
+    const dir = await folder();
+    const track = await open(dir, { segmentFrames: 3 });
+    const colors = [RED, GREEN, BLUE, WHITE, RED, GREEN, BLUE, WHITE];
+    for (const [i, color] of colors.entries()) {
+      track.add(await jpeg(color), 320, 240, T + 500 + 250 * i);
+    }
+    await track.settled();
+    // Frames 0–2 and 3–5 are segments (a segment ends where the next frame starts); 6 and 7 wait.
+    expect(readdirSync(join(dir, 'segments')).sort()).toEqual(['0.webm', '1.webm']);
+    expect(readdirSync(join(dir, 'frames')).sort()).toEqual(['6.jpg', '7.jpg']);
+    expect(track.frames).toBe(8);
+
+    const partial = await track.render(T + 3000, []);
+    expect(partial).toBe(join(dir, 'video.partial.webm'));
+    expect((await probe(partial!)).frames.map((frame) => frame.at)).toEqual([
+      0, 500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 3000,
+    ]);
+
+    // Reopened (as after a kill), it goes on from its segments and pictures.
+    const again = await open(dir, { segmentFrames: 3 });
+    expect(again.frames).toBe(8);
+    again.add(await jpeg(BLUE), 320, 240, T + 2600);
+    const chapters = [
+      { at: T + 600, title: 'first' },
+      { at: T + 1800, title: 'second' },
+    ];
+    const video = await again.finish(T + 4000, chapters);
+    const { duration, frames, chapters: written } = await probe(video!);
+    expect(frames.map((frame) => frame.at)).toEqual([
+      0, 500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 2600, 4000,
+    ]);
+    expect(Math.abs(duration - 4000)).toBeLessThan(400);
+    expect(written).toEqual([
+      { start: 600, end: 1800, title: 'first' },
+      { start: 1800, end: 4000, title: 'second' },
+    ]);
+    for (const [i, color] of colors.entries()) {
+      expectColor(await colorAt(video!, 600 + 250 * i, 160, 120), color);
+    }
+    expectColor(await colorAt(video!, 3000, 160, 120), BLUE);
+    expect(readdirSync(dir).sort()).toEqual(['frames.ndjson', 'video.webm']);
+  });
+
+  it('renders the video so far once per new frame or chapters, sharing concurrent calls', async () => {
+    const dir = await folder();
+    const runs = join(dir, 'runs.log');
+    const counting = join(dir, 'ffmpeg');
+    await writeFile(counting, `#!/bin/sh\necho run >> "${runs}"\nexec ${FFMPEG} "$@"\n`);
+    chmodSync(counting, 0o755);
+    const encodings = () =>
+      existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').length - 1 : 0;
+    const track = await open(dir, { ffmpeg: counting });
+    track.add(await jpeg(RED), 320, 240, T + 100);
+    track.add(await jpeg(GREEN), 320, 240, T + 600);
+
+    const chapters = [{ at: T + 100, title: 'click' }];
+    const [a, b] = await Promise.all([
+      track.render(T + 1000, chapters),
+      track.render(T + 1200, chapters),
+    ]);
+    expect(a).toBe(join(dir, 'video.partial.webm'));
+    expect(b).toBe(a);
+    expect(encodings()).toBe(1);
+    expect((await probe(a!)).duration).toBeGreaterThanOrEqual(1000);
+    expect(await track.render(T + 2000, [...chapters])).toBe(a);
+    expect(encodings()).toBe(1);
+
+    track.add(await jpeg(BLUE), 320, 240, T + 1500);
+    await track.render(T + 2500, chapters);
+    expect(encodings()).toBe(2);
+    expect((await probe(a!)).frames.map((frame) => frame.at)).toEqual([0, 100, 600, 1500, 2500]);
+    await track.render(T + 2500, [...chapters, { at: T + 1500, title: 'type' }]);
+    expect(encodings()).toBe(3);
+    expect((await probe(a!)).chapters.map((chapter) => chapter.title)).toEqual(['click', 'type']);
+  });
+
+  it('has no video when no frame came', async () => {
+    const dir = await folder();
+    const track = await open(dir);
+    expect(await track.render(T + 1000, [])).toBeUndefined();
+    expect(await track.finish(T + 1000, [{ at: T, title: 'click' }])).toBeUndefined();
+    expect(track.frames).toBe(0);
+    expect(existsSync(join(dir, 'video.webm'))).toBe(false);
+  });
+
+  it('keeps the frames when there is no encoder, and finishes once there is one', async () => {
+    const dir = await folder();
+    let ffmpeg: string | undefined = undefined;
+    const track = await VideoTrack.open(dir, {
+      startedAt: T,
+      ffmpeg: () => Promise.resolve(ffmpeg),
+      segmentFrames: 1,
+    });
+    track.add(await jpeg(RED), 320, 240, T);
+    track.add(await jpeg(GREEN), 320, 240, T + 500);
+    track.add(await jpeg(BLUE), 320, 240, T + 1000);
+    await track.settled();
+    expect(readdirSync(join(dir, 'frames'))).toHaveLength(3);
+    await expect(track.finish(T + 2000, [])).rejects.toThrow(/recording\.ffmpeg_path/);
+    ffmpeg = FFMPEG;
+    const video = await track.finish(T + 2000, []);
+    expect((await probe(video!)).frames.map((frame) => frame.at)).toEqual([0, 500, 1000, 2000]);
+  });
+
+  it('rejects with the end of what ffmpeg said when encoding fails', async () => {
+    const dir = await folder();
+    const failing = join(dir, 'ffmpeg');
+    await writeFile(failing, '#!/bin/sh\necho "Unknown encoder \'libvpx\'" >&2\nexit 1\n');
+    chmodSync(failing, 0o755);
+    const track = await open(dir, { ffmpeg: failing });
+    track.add(await jpeg(RED), 320, 240, T);
+    await expect(track.render(T + 1000, [])).rejects.toThrow(/Unknown encoder 'libvpx'/);
+  });
+});
+
+describe('finding ffmpeg', () => {
+  it('takes the configured binary, else the one on the PATH, else the packaged one', async () => {
+    const dir = await folder();
+    const noVp8 = join(dir, 'ffmpeg-without-vp8');
+    await writeFile(noVp8, '#!/bin/sh\necho " V..... libx264"\n');
+    chmodSync(noVp8, 0o755);
+    expect(await findFfmpeg(FFMPEG)).toBe(FFMPEG);
+    expect(await findFfmpeg(join(dir, 'missing'))).toBe(FFMPEG);
+    expect(await findFfmpeg(noVp8)).toBe(FFMPEG);
+    const path = process.env.PATH;
+    process.env.PATH = dir;
+    try {
+      expect(await findFfmpeg(null)).toMatch(/@ffmpeg-installer[/\\].+ffmpeg$/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it('encodes with the packaged ffmpeg too', async () => {
+    const packaged = (await import('@ffmpeg-installer/ffmpeg')) as { path: string };
+    const dir = await folder();
+    const track = await open(dir, { ffmpeg: packaged.path, segmentFrames: 2 });
+    track.add(await jpeg(RED), 320, 240, T + 200);
+    track.add(await jpeg(GREEN), 320, 240, T + 1000);
+    track.add(await jpeg(BLUE), 320, 240, T + 1800);
+    const video = await track.finish(T + 3000, [{ at: T + 1000, title: 'click' }]);
+    const { duration, frames, chapters } = await probe(video!);
+    expect(Math.abs(duration - 3000)).toBeLessThan(300);
+    // Before ffmpeg 5.0 a picture's time is rounded to 40 ms (these are multiples of it).
+    expect(frames.map((frame) => frame.at)).toEqual([0, 200, 1000, 1800, 3000]);
+    expect(chapters).toEqual([{ start: 1000, end: 3000, title: 'click' }]);
+    expectColor(await colorAt(video!, 1400, 160, 120), GREEN);
+  });
+});
