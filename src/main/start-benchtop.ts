@@ -68,6 +68,7 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
       watchKeys: true,
       overrides: settingOverrides({ env, flags: options.flags }),
       workerEntry: options.paths.workerEntry,
+      log: options.log,
     });
   } catch (error) {
     run.end();

@@ -35,6 +35,12 @@ export const CreateComputerBody = z.object({
   context_id: z.string().max(1000).optional(),
   stealth: Stealth.optional(),
   use_advanced_proxy: z.boolean().optional(),
+  recording: z
+    .boolean()
+    .optional()
+    .describe(
+      'Benchtop extension: false records nothing of this computer (default: recording.enabled in settings).',
+    ),
   host_display: z
     .boolean()
     .optional()

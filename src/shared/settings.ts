@@ -139,6 +139,16 @@ const LimitSettings = section('limits', {
 const ProxySettings = section('proxy', {
   advanced_proxy_url: z.string().nullable().default(null),
 });
+const RecordingSettings = section('recording', {
+  /** Every computer records from creation unless created with `"recording": false`. */
+  enabled: z.boolean().default(true),
+  /** Days a recording is kept after its computer ended. */
+  retention_days: z.number().positive().default(7),
+  /** Megabytes all recordings may take; the oldest ended ones are dropped first beyond it. */
+  max_disk_mb: z.number().int().min(1).default(10_240),
+  /** The ffmpeg that encodes videos; null: `ffmpeg` on PATH, else the one shipped with Benchtop. */
+  ffmpeg_path: z.string().min(1).nullable().default(null),
+});
 const ModelSettings = section('models', {
   default: z.string().default('tzafon.northstar-cua-fast'),
   providers: z.record(z.string(), ModelConfig).default({
@@ -150,7 +160,7 @@ const ModelSettings = section('models', {
   }),
 });
 
-const SECTIONS = 'server, browser, desktop, exec, organizations, limits, proxy, models';
+const SECTIONS = 'server, browser, desktop, exec, organizations, limits, proxy, recording, models';
 const topLevel = {
   error: (issue: z.core.$ZodRawIssue) =>
     issue.code === 'unrecognized_keys'
@@ -168,6 +178,7 @@ export const Settings = z.strictObject(
     organizations: OrganizationsSettings.default({}),
     limits: LimitSettings.prefault({}),
     proxy: ProxySettings.prefault({}),
+    recording: RecordingSettings.prefault({}),
     models: ModelSettings.prefault({}),
   },
   topLevel,
@@ -191,6 +202,7 @@ export const SettingsPatch = z
         .superRefine(notTheOwner),
       limits: LimitSettings.partial(),
       proxy: ProxySettings.partial(),
+      recording: RecordingSettings.partial(),
       models: ModelSettings.extend({
         providers: z.record(z.string(), ModelConfig.partial()),
       }).partial(),

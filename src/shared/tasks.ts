@@ -34,6 +34,12 @@ export const StartTaskBody = z
     screenshot_mode: z.enum(['url', 'base64']).default('url'),
     persistent: z.boolean().optional(),
     environment_id: z.string().min(1).optional(),
+    recording: z
+      .boolean()
+      .optional()
+      .describe(
+        'false: the computer the task creates records nothing (default: recording.enabled).',
+      ),
   })
   .meta({ id: 'StartTask' });
 export type StartTaskBody = z.output<typeof StartTaskBody>;

@@ -200,6 +200,10 @@ function casesFor(route: Route): Case[] {
       ];
     case 'GET /agent/tasks':
       return [{ method, path, statuses: [200], check: empty }];
+    case 'GET /recordings':
+      return [
+        { method, path, statuses: [200], check: (answer) => expect(answer.body.data).toEqual([]) },
+      ];
     case 'GET /keys':
       return [
         {

@@ -89,7 +89,8 @@ describe('browser screencast', () => {
   });
 
   it('shares one capture between viewers and stops it when the last one leaves', async () => {
-    const id = await create();
+    // Not recorded: the recorder would keep capturing after the last client left.
+    const id = await create({ recording: false });
     await navigate(id, `${fixtures.url}/animated.html`);
     const { screencasts } = server.core;
     const one = await open(id);
@@ -101,7 +102,7 @@ describe('browser screencast', () => {
     await eventually(() => screencasts.viewers(id) === 1);
     await nextFrame(two);
     two.close();
-    await eventually(() => screencasts.viewers(id) === 0 && screencasts.active === 0);
+    await eventually(() => screencasts.viewers(id) === 0 && !screencasts.capturing(id));
     await server.request('DELETE', `/computers/${id}`);
   });
 
@@ -162,8 +163,12 @@ describe('browser screencast', () => {
 });
 
 describe('desktop screencast', () => {
-  it('grabs the display only while watched and sends cursor positions', async () => {
-    const id = await create({ kind: 'desktop', display: { width: 800, height: 600 } });
+  it('grabs the display only while watched (or recorded) and sends cursor positions', async () => {
+    const id = await create({
+      kind: 'desktop',
+      display: { width: 800, height: 600 },
+      recording: false,
+    });
     expect(server.core.screencasts.viewers(id)).toBe(0);
     const reader = await open(id, '?fps=10');
     const frame = await nextFrame(reader);
@@ -179,7 +184,7 @@ describe('desktop screencast', () => {
     });
     reader.close();
     await eventually(
-      () => server.core.screencasts.viewers(id) === 0 && server.core.screencasts.active === 0,
+      () => server.core.screencasts.viewers(id) === 0 && !server.core.screencasts.capturing(id),
     );
     await server.request('DELETE', `/computers/${id}`);
   });

@@ -72,9 +72,16 @@ describe('settings', () => {
       'organizations',
       'limits',
       'proxy',
+      'recording',
       'models',
     ]);
     expect(response.body.settings.exec).toEqual({ enabled: true, sandbox_owner: true });
+    expect(response.body.settings.recording).toEqual({
+      enabled: true,
+      retention_days: 7,
+      max_disk_mb: 10_240,
+      ffmpeg_path: null,
+    });
     expect(response.body.settings.organizations).toEqual({});
     expect(response.body.restart_required).toEqual([]);
     // The test server's own settings act as flags.

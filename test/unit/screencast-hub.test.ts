@@ -138,6 +138,45 @@ describe('ScreencastHub', () => {
     expect(two.cursors).toEqual([{ x: 3, y: 4 }]);
   });
 
+  it('a passive viewer (the recorder) gets JPEG bytes, is not counted, and its frames are not use', () => {
+    const computer = new FakeComputer('comp_a');
+    const jpegs: number[] = [];
+    hub.watch(computer, {
+      fps: 5,
+      quality: 60,
+      passive: true,
+      onJpeg: (frame) => jpegs.push(frame.jpeg[0]!),
+      onCursor: () => {},
+    });
+    expect(hub.viewers('comp_a')).toBe(0);
+    expect(hub.capturing('comp_a')).toBe(true);
+    computer.capture.frame(4);
+    expect(jpegs).toEqual([4]);
+    expect(computer.touches).toBe(0);
+    // A person watching makes frames use again.
+    hub.watch(computer, viewer(10));
+    computer.capture.frame(5);
+    expect(computer.touches).toBe(1);
+  });
+
+  it('captures what the people watching ask for, and only the passive viewer’s rate once they left', () => {
+    const computer = new FakeComputer('comp_a');
+    hub.watch(computer, {
+      fps: 5,
+      quality: 60,
+      passive: true,
+      onJpeg: () => {},
+      onCursor: () => {},
+    });
+    expect(computer.capture.options).toEqual({ fps: 5, quality: 60, maxWidth: undefined });
+    const leave = hub.watch(computer, viewer(30, { maxWidth: 640 }));
+    // The person's size, though the recorder takes any: their frames are never larger than asked.
+    expect(computer.capture.options).toEqual({ fps: 30, quality: 50, maxWidth: 640 });
+    leave();
+    expect(computer.captures).toHaveLength(3);
+    expect(computer.capture.options).toEqual({ fps: 5, quality: 60, maxWidth: undefined });
+  });
+
   it('gives each viewer frames at its own rate, the newest frame when one is due', () => {
     const computer = new FakeComputer('comp_a');
     const fast = viewer(10);

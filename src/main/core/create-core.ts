@@ -32,6 +32,9 @@ import { KeyStore } from './store/key-store.js';
 import { OrgStorage } from './store/org-storage.js';
 import { preparePrivateDataDir } from './store/private-files.js';
 import type { WorkerEntry } from './computers/desktop/worker-client.js';
+import { Recorder } from './recordings/recorder.js';
+import { RecordingStore } from './recordings/recording-store.js';
+import { proxyPassword, SecretScrubber } from './recordings/secret-scrubber.js';
 
 export type CoreOptions = {
   settings: Settings;
@@ -44,6 +47,8 @@ export type CoreOptions = {
   overrides?: Record<string, unknown>;
   /** The desktop worker's module (the desktop drivers fork it), resolved where the app is composed. */
   workerEntry: WorkerEntry;
+  /** Where core reports what went wrong in the background (a video that could not be encoded). */
+  log?: (message: string) => void;
 };
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
@@ -66,10 +71,34 @@ export async function createCore(options: CoreOptions) {
   const environments = new EnvironmentStore(join(dataDir, 'environments'));
   await environments.init();
   // Its launch options and warm pool are restart keys: the snapshot at start is theirs for good.
-  const browsers = new BrowserHost(settings().browser);
+  // Tracing of recorded browsers writes under traces/ as it goes: a killed run's traces are
+  // completed from there at the next start.
+  const browsers = new BrowserHost(settings().browser, { tracesDir: join(dataDir, 'traces') });
   const events = new ComputerEvents();
   const policy = new OrganizationPolicy(settings, join(dataDir, 'computers'));
   await policy.init();
+  const database = openDatabase(join(dataDir, 'benchtop.sqlite'));
+  const models = new ModelRegistry(() => settings().models);
+  const screencasts = new ScreencastHub();
+  // Secrets are read at each use: a key set in settings a moment ago is scrubbed too.
+  const scrubber = new SecretScrubber(() =>
+    [
+      ...models.keys(),
+      proxyPassword(settings().proxy.advanced_proxy_url),
+      options.trustedKey,
+    ].filter((secret): secret is string => secret !== undefined),
+  );
+  const recorder = new Recorder({
+    root: join(dataDir, 'recordings'),
+    store: new RecordingStore(database),
+    screencasts,
+    scrubber,
+    settings: () => settings().recording,
+    log: options.log,
+  });
+  await recorder.init();
+  events.setTap(recorder.tap);
+  screenshots.onSaved = (computerId, file) => void recorder.screenshotSaved(computerId, file);
   const { workerEntry } = options;
   const host = new HostDriver({ environments, settings, workerEntry });
   const drivers = new Map<ComputerKind, ComputerDriver>([
@@ -86,6 +115,7 @@ export async function createCore(options: CoreOptions) {
     workspaces: join(dataDir, 'workspaces'),
     environments,
     events,
+    recorder,
   });
   const server = settings().server;
   let baseUrl = `http://${server.host}:${server.port}`;
@@ -102,9 +132,7 @@ export async function createCore(options: CoreOptions) {
     shell,
     baseUrl: () => baseUrl,
   });
-  const database = openDatabase(join(dataDir, 'benchtop.sqlite'));
   const storage = new OrgStorage(database, () => settings().limits);
-  const models = new ModelRegistry(() => settings().models);
   // Read through getters: each image request sees the limits and hosts as they are now.
   const imageSettings = {
     get server() {
@@ -128,6 +156,7 @@ export async function createCore(options: CoreOptions) {
     screenshots,
     computers: registry,
     models,
+    recorder,
   });
   // Read on every request, so a settings change applies at once.
   const guards = {
@@ -146,8 +175,6 @@ export async function createCore(options: CoreOptions) {
   const blockFiles = new IpBlockFiles(dataDir, guards.failures);
   browsers.prewarm();
 
-  const screencasts = new ScreencastHub();
-
   return {
     /** The settings as they are now: a frozen snapshot (change them through settingsService). */
     get settings() {
@@ -162,6 +189,8 @@ export async function createCore(options: CoreOptions) {
     screenshots,
     browsers,
     events,
+    recorder,
+    scrubber,
     models,
     responses,
     chat,
@@ -183,6 +212,7 @@ export async function createCore(options: CoreOptions) {
         () => blockFiles.close(),
         () => screencasts.close(),
         () => registry.close(),
+        () => recorder.close(),
         () => browsers.close(),
         () => responses.close(),
         () => screenshots.close(),

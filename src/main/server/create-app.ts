@@ -7,6 +7,7 @@ import { originGuard } from './guards/origin-guard.js';
 import { actionHandlers, tabHandlers } from './handlers/actions.handlers.js';
 import { adminHandlers } from './handlers/admin.handlers.js';
 import { computerHandlers } from './handlers/computers.handlers.js';
+import { recordingHandlers } from './handlers/recordings.handlers.js';
 import { responseHandlers } from './handlers/responses.handlers.js';
 import { streamHandlers } from './handlers/streams.handlers.js';
 import { taskHandlers } from './handlers/tasks.handlers.js';
@@ -51,6 +52,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
     ...streamHandlers(core),
     ...responseHandlers(core),
     ...taskHandlers(core),
+    ...recordingHandlers(core),
   };
   const { publicRoutes, routes } = registerRoutes(handlers, {
     validateAnswers: options.validateAnswers ?? process.env.NODE_ENV === 'test',

@@ -3,6 +3,7 @@ import { KEY_ROUTES, META_ROUTES, SETTINGS_ROUTES } from './admin.contract.js';
 import { COMPUTER_ROUTES } from './computers.contract.js';
 import { RESPONSE_ROUTES } from './responses.contract.js';
 import { EXEC_ROUTES, STREAM_ROUTES } from './streams.contract.js';
+import { RECORDING_ROUTES } from './recordings.contract.js';
 import { TASK_ROUTES } from './tasks.contract.js';
 import type { RouteDef } from './route.js';
 
@@ -19,6 +20,7 @@ export const ROUTES = {
   ...EXEC_ROUTES,
   ...RESPONSE_ROUTES,
   ...TASK_ROUTES,
+  ...RECORDING_ROUTES,
   ...KEY_ROUTES,
   ...SETTINGS_ROUTES,
 } as const satisfies Record<string, RouteDef>;

@@ -88,7 +88,12 @@ export class ActionRunner {
       };
     }
     const publish = (event: ComputerEventInput) => this.deps.events.publish(session.id, event);
-    publish({ type: 'action_request', request_id: request.requestId, action: request.action });
+    publish({
+      type: 'action_request',
+      request_id: request.requestId,
+      action: request.action,
+      ...(request.source && { source: request.source }),
+    });
     try {
       const result = await this.runNow(session, request, invalid, stop);
       publish(responseEvent(result));

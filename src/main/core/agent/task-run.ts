@@ -24,12 +24,25 @@ import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import { toComputerAction } from './task-actions.js';
 
+/** The flight recorder as a task sees it: it keeps every model call with the computer's recording. */
+export type TaskRecorder = {
+  taskStarted(computerId: string, taskId: string): void;
+  modelCall(call: {
+    computerId: string;
+    taskId: string;
+    step: number;
+    request: CreateResponseBody;
+    response: ResponseObject;
+  }): Promise<void>;
+};
+
 export type TaskDeps = {
   store: TaskStore;
   responses: ResponsesService;
   actions: ActionRunner;
   events: ComputerEvents;
   screenshots: ScreenshotStore;
+  recorder?: TaskRecorder;
 };
 
 export type TaskOptions = {
@@ -107,6 +120,7 @@ export class TaskRun {
       });
     });
     let outcome: Outcome;
+    this.deps.recorder?.taskStarted(this.session.id, this.task.task_id);
     try {
       this.emit({ type: 'started', computer_id: this.session.id, max_steps: this.task.max_steps });
       outcome = await this.loop();
@@ -222,6 +236,15 @@ export class TaskRun {
       signal: this.controller.signal,
     });
     const response = await started.finished;
+    void this.deps.recorder
+      ?.modelCall({
+        computerId: this.session.id,
+        taskId: this.task.task_id,
+        step,
+        request: body,
+        response,
+      })
+      .catch(() => {});
     this.checkStopped();
     this.previousResponse = response.id;
     if (response.status !== 'completed') {

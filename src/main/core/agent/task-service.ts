@@ -116,6 +116,12 @@ export class TaskService {
     return { status: 'cancelled' };
   }
 
+  /** The task's events so far, oldest first. */
+  events(org: string, id: string): TaskEvent[] {
+    this.get(org, id);
+    return this.deps.store.events(id);
+  }
+
   /**
    * The task's events so far, then each new one until the terminal event (`done` tells whether
    * that already came).
@@ -165,6 +171,7 @@ export class TaskService {
       display,
       persistent: body.persistent,
       environment_id: body.environment_id,
+      recording: body.recording,
     } as Parameters<ComputerRegistry['create']>[1]);
   }
 }

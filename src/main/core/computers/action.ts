@@ -41,6 +41,8 @@ export type ActionRequest = {
   signal?: AbortSignal;
   /** A request the SDK re-sent (x-stainless-retry-count > 0): a shell command joins its first run. */
   retried?: boolean;
+  /** A person sent it from the window's live view. */
+  source?: 'live_view';
 };
 
 /** What an operator reports for a successful action. */

@@ -14,7 +14,7 @@ import { makeDirectory } from '../storage-errors.js';
 import type { OrganizationPolicy } from '../sandbox/organization-policy.js';
 import { systemClock, type Clock } from './clock.js';
 import { ComputerSession } from './computer-session.js';
-import type { ComputerDriver, ComputerPlan } from './drivers/driver.js';
+import type { ComputerDriver, ComputerPlan, RecordingSink } from './drivers/driver.js';
 import { hasTerminal } from './operator.js';
 
 const DEFAULT_IDLE_SECONDS = 120;
@@ -22,6 +22,21 @@ const DEFAULT_IDLE_SECONDS = 120;
 export const KEEP_TERMINATED_MS = 65 * 60 * 1000;
 /** Screenshot URLs outlive their computer by this much. */
 const SCREENSHOT_GRACE_MS = 10 * 60 * 1000;
+
+/** The flight recorder as the registry sees it: told when a computer begins, runs and ends. */
+export type RecordingHooks = {
+  /** Before the driver starts it; undefined when it records nothing. */
+  begin(
+    computer: { id: string; org: string; kind: ComputerKind },
+    wanted?: boolean,
+  ): RecordingSink | undefined;
+  /** Its create failed: nothing of it is kept. */
+  cancel(id: string): Promise<void>;
+  /** It runs (its screen can be captured). */
+  watch(session: ComputerSession): void;
+  /** It ended and its operator is closed (a browser's trace is written). */
+  end(id: string, reason: TerminationReason): Promise<void>;
+};
 
 export type RegistryDeps = {
   /** One driver per kind: everything kind-specific (validation, start, saving) is theirs. */
@@ -37,6 +52,7 @@ export type RegistryDeps = {
   environments: EnvironmentStore;
   /** Where terminations, tabs and navigations are published. */
   events: ComputerEvents;
+  recorder?: RecordingHooks;
   clock?: Clock;
 };
 
@@ -75,7 +91,9 @@ export class ComputerRegistry {
       throw error;
     }
     const workspace = join(this.deps.workspaces, id);
+    let recording: RecordingSink | undefined;
     try {
+      recording = this.deps.recorder?.begin({ id, org, kind: body.kind }, body.recording);
       await makeDirectory(workspace);
       // A crash can only end a computer that exists; one during start fails the create instead.
       const created: { session?: ComputerSession } = {};
@@ -89,6 +107,7 @@ export class ComputerRegistry {
         network: policy.network(org),
         terminal: policy.mayExec(org),
         maxTabs: this.deps.maxTabs,
+        recording,
         report: (activity) => this.deps.events.publish(id, activity),
         onCrash: () => void (created.session && this.terminate(created.session, 'crashed')),
       });
@@ -115,9 +134,11 @@ export class ComputerRegistry {
       created.session = session;
       this.sessions.set(id, session);
       this.arm(session);
+      this.deps.recorder?.watch(session);
       return session;
     } catch (error) {
       this.unclaim(id);
+      await this.deps.recorder?.cancel(id).catch(() => {});
       await rm(workspace, { recursive: true, force: true });
       await rm(policy.privateDir(id), { recursive: true, force: true });
       throw error;
@@ -271,6 +292,7 @@ export class ComputerRegistry {
       (error: unknown) => error as Error,
     );
     if (!savedAfterClose) await session.operator.close();
+    await this.deps.recorder?.end(session.id, reason).catch(() => {});
     // A workspace the disk will not let go of (read-only, permissions) only takes space; the
     // computer has ended either way, and a failed save is the error worth reporting.
     await rm(session.spec.workspace, { recursive: true, force: true }).catch(() => {});

@@ -13,19 +13,31 @@ export type ComputerEventListener = (event: ComputerEvent) => void;
 export class ComputerEvents {
   private readonly listeners = new Map<string, Set<ComputerEventListener>>();
 
+  /** Sees every event of every computer, before its listeners (the flight recorder). */
+  private tap: ComputerEventListener | undefined;
+
   constructor(private readonly onListenerError: (error: unknown) => void = () => {}) {}
+
+  /** Sets the one listener of all computers' events; it does not count as a listener of any. */
+  setTap(tap: ComputerEventListener): void {
+    this.tap = tap;
+  }
 
   publish(computerId: string, input: ComputerEventInput): void {
     const listeners = this.listeners.get(computerId);
-    if (!listeners) return;
+    if (!listeners && !this.tap) return;
     const event = { ...input, computer_id: computerId, timestamp: now() } as ComputerEvent;
+    if (this.tap) this.call(this.tap, event);
+    if (!listeners) return;
     // A copy: a listener may dispose itself (or another) while being called.
-    for (const listener of [...listeners]) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.onListenerError(error);
-      }
+    for (const listener of [...listeners]) this.call(listener, event);
+  }
+
+  private call(listener: ComputerEventListener, event: ComputerEvent): void {
+    try {
+      listener(event);
+    } catch (error) {
+      this.onListenerError(error);
     }
   }
 

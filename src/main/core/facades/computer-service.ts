@@ -13,6 +13,8 @@ export type ActOptions = {
   signal?: AbortSignal;
   /** The SDK re-sent the request (x-stainless-retry-count above 0). */
   retried?: boolean;
+  /** A person sent it from the window's live view (recorded as their input). */
+  source?: 'live_view';
 };
 
 export type BatchOptions = {
@@ -81,6 +83,7 @@ export class ComputerService {
       ...request,
       signal: options.signal,
       retried: options.retried,
+      source: options.source,
     });
   }
 

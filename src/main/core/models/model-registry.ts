@@ -87,12 +87,24 @@ export class ModelRegistry {
     return { name: model, config, provider: built.provider };
   }
 
+  /** Every provider key the settings give, from settings or the environment (never to be written anywhere). */
+  keys(): string[] {
+    return Object.values(this.settings.providers)
+      .map((config) => this.keyOf(config))
+      .filter((key): key is string => key !== undefined && key.length > 0);
+  }
+
+  private keyOf(config: ModelConfig): string | undefined {
+    const variable = config.api_key_env ?? KEY_VARIABLES[config.provider];
+    return config.api_key ?? (variable ? this.env[variable] : undefined) ?? undefined;
+  }
+
   private context(name: string, config: ModelConfig): ProviderContext {
     const variable = config.api_key_env ?? KEY_VARIABLES[config.provider];
     return {
       name,
       config,
-      apiKey: config.api_key ?? (variable ? this.env[variable] : undefined) ?? undefined,
+      apiKey: this.keyOf(config),
       keyHint: variable
         ? `set ${variable} in the environment Benchtop runs in (or models.providers.${name}.api_key)`
         : `set models.providers.${name}.api_key_env to the variable holding the key`,

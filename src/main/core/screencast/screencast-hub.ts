@@ -21,15 +21,26 @@ export type Viewer = {
   fps: number;
   quality: number;
   maxWidth?: number;
-  onFrame(event: FrameEvent): void;
+  /**
+   * Watches without using the computer (the flight recorder): its frames do not count as
+   * activity, so an idle computer still idles out, and it is not counted by viewers().
+   */
+  passive?: boolean;
+  /** Each frame as the screencast route sends it (base64 made once per frame, only if asked). */
+  onFrame?(event: FrameEvent): void;
+  /** Each frame's JPEG bytes as they came. */
+  onJpeg?(frame: Frame): void;
   onCursor(position: { x: number; y: number }): void;
 };
+
+/** A frame as delivered: its bytes, and its wire form made on first use. */
+type Delivery = { frame: Frame; number: number; at: number; event?: FrameEvent };
 
 type ViewerState = {
   viewer: Viewer;
   /** When this viewer may get its next frame: an ideal cadence, so timer lateness does not add up. */
   nextAt: number;
-  pending?: FrameEvent;
+  pending?: Delivery;
   timer?: NodeJS.Timeout;
 };
 
@@ -39,7 +50,7 @@ type Capture = {
   options: CaptureOptions;
   stop: Promise<(() => Promise<void>) | undefined>;
   frames: number;
-  last?: FrameEvent;
+  last?: Delivery;
 };
 
 /**
@@ -54,8 +65,15 @@ export class ScreencastHub {
     return this.captures.size;
   }
 
+  /** Whether a computer's screen is being captured (for people or the recorder). */
+  capturing(computerId: string): boolean {
+    return this.captures.has(computerId);
+  }
+
+  /** How many clients watch a computer (the recorder is not one). */
   viewers(computerId: string): number {
-    return this.captures.get(computerId)?.viewers.size ?? 0;
+    const viewers = this.captures.get(computerId)?.viewers ?? [];
+    return [...viewers].filter((state) => !state.viewer.passive).length;
   }
 
   /** Starts delivering frames to a viewer; the returned function stops (and the capture with the last viewer). */
@@ -64,19 +82,29 @@ export class ScreencastHub {
     let capture = this.captures.get(session.id);
     if (!capture) {
       capture = this.start(session, optionsOf([viewer]));
-    } else if (needsMore(capture.options, viewer)) {
-      this.restart(capture, optionsOf([...[...capture.viewers].map((s) => s.viewer), viewer]));
+    } else {
+      const wanted = optionsOf([...[...capture.viewers].map((s) => s.viewer), viewer]);
+      if (!sameOptions(wanted, capture.options)) this.restart(capture, wanted);
     }
     capture.viewers.add(state);
-    if (capture.last) this.deliver(state, capture.last);
+    // The newest frame at once, unless it is larger than this viewer takes (a capture for others
+    // that is about to restart at this viewer's size).
+    const last = capture.last;
+    if (last && (!viewer.maxWidth || last.frame.width <= viewer.maxWidth))
+      this.deliver(state, last);
     const current = capture;
     return () => {
       clearTimeout(state.timer);
       current.viewers.delete(state);
-      if (current.viewers.size === 0 && this.captures.get(session.id) === current) {
+      if (this.captures.get(session.id) !== current) return;
+      if (current.viewers.size === 0) {
         this.captures.delete(session.id);
         void this.halt(current);
+        return;
       }
+      // The ones left may need less (the recorder after a live view closed): capture only that.
+      const left = optionsOf([...current.viewers].map((other) => other.viewer));
+      if (!sameOptions(left, current.options)) this.restart(current, left);
     };
   }
 
@@ -117,32 +145,41 @@ export class ScreencastHub {
 
   private fanOut(capture: Capture, frame: Frame): void {
     capture.frames += 1;
-    const event: FrameEvent = {
+    const delivery: Delivery = { frame, number: capture.frames, at: Date.now() };
+    capture.last = delivery;
+    // Someone watching is using the computer; the recorder alone is not.
+    if ([...capture.viewers].some((state) => !state.viewer.passive)) capture.session.touch();
+    for (const state of capture.viewers) this.deliver(state, delivery);
+  }
+
+  private send(viewer: Viewer, delivery: Delivery): void {
+    viewer.onJpeg?.(delivery.frame);
+    if (!viewer.onFrame) return;
+    const { frame } = delivery;
+    delivery.event ??= {
       image_data: frame.jpeg.toString('base64'),
       metadata: {
-        timestamp: new Date().toISOString(),
+        timestamp: new Date(delivery.at).toISOString(),
         width: frame.width,
         height: frame.height,
         tab_id: frame.tabId ?? null,
-        frame: capture.frames,
+        frame: delivery.number,
       },
     };
-    capture.last = event;
-    capture.session.touch();
-    for (const state of capture.viewers) this.deliver(state, event);
+    viewer.onFrame(delivery.event);
   }
 
   /** At most `fps` frames a second per viewer; a frame that comes too soon waits, replaced by newer ones. */
-  private deliver(state: ViewerState, event: FrameEvent): void {
+  private deliver(state: ViewerState, delivery: Delivery): void {
     const interval = 1000 / state.viewer.fps;
     const now = Date.now();
     if (now >= state.nextAt) {
       // On schedule (or less than a frame late): keep the cadence; after a pause, start afresh.
       state.nextAt = state.nextAt + interval > now ? state.nextAt + interval : now + interval;
-      state.viewer.onFrame(event);
+      this.send(state.viewer, delivery);
       return;
     }
-    state.pending = event;
+    state.pending = delivery;
     state.timer ??= setTimeout(() => {
       state.timer = undefined;
       const pending = state.pending;
@@ -158,7 +195,14 @@ export class ScreencastHub {
   }
 }
 
-function optionsOf(viewers: Viewer[]): CaptureOptions {
+/**
+ * What to capture for these viewers: what the people among them ask for (the most of it), or,
+ * with only passive viewers left, what those ask for. A recorder thus records what people see
+ * while they watch and never makes a person's frames larger than they asked.
+ */
+function optionsOf(all: Viewer[]): CaptureOptions {
+  const people = all.filter((viewer) => !viewer.passive);
+  const viewers = people.length > 0 ? people : all;
   const widths = viewers.map((viewer) => viewer.maxWidth);
   return {
     fps: Math.max(...viewers.map((viewer) => viewer.fps)),
@@ -169,9 +213,6 @@ function optionsOf(viewers: Viewer[]): CaptureOptions {
   };
 }
 
-function needsMore(current: CaptureOptions, viewer: Viewer): boolean {
-  const wider =
-    current.maxWidth !== undefined &&
-    (viewer.maxWidth === undefined || viewer.maxWidth > current.maxWidth);
-  return viewer.fps > current.fps || viewer.quality > current.quality || wider;
+function sameOptions(a: CaptureOptions, b: CaptureOptions): boolean {
+  return a.fps === b.fps && a.quality === b.quality && a.maxWidth === b.maxWidth;
 }

@@ -18,6 +18,8 @@ export class ScreenshotStore {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Each computer's stored files, oldest first. */
   private readonly files = new Map<string, string[]>();
+  /** Told of every file stored (the flight recorder keeps a link to it). */
+  onSaved: ((computerId: string, file: string) => void) | undefined;
 
   constructor(
     private readonly dir: string,
@@ -37,6 +39,7 @@ export class ScreenshotStore {
     await makeDirectory(folder);
     const file = join(folder, `${token}.png`);
     await writeFile(file, png, { mode: PRIVATE_FILE });
+    this.onSaved?.(computerId, file);
     const files = this.files.get(computerId) ?? [];
     files.push(file);
     this.files.set(computerId, files);

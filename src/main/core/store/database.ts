@@ -85,6 +85,27 @@ const MIGRATIONS = [
    END;
    CREATE INDEX responses_created ON responses (created_at);
    CREATE INDEX tasks_created ON tasks (created_at);`,
+  // The flight recorder's index: one row per computer (its files are under recordings/<id>/).
+  // Times are epoch milliseconds; status is recording, complete, none or dropped.
+  `CREATE TABLE recordings (
+     computer_id TEXT PRIMARY KEY,
+     org TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     status TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     ended_at INTEGER,
+     end_reason TEXT,
+     size_bytes INTEGER NOT NULL DEFAULT 0,
+     dropped_reason TEXT
+   );
+   CREATE INDEX recordings_org ON recordings (org, started_at);
+   CREATE INDEX recordings_ended ON recordings (status, ended_at);
+   CREATE TABLE recording_tasks (
+     computer_id TEXT NOT NULL,
+     task_id TEXT NOT NULL,
+     PRIMARY KEY (computer_id, task_id)
+   );
+   CREATE INDEX recording_tasks_task ON recording_tasks (task_id);`,
 ];
 
 /**

@@ -7,6 +7,7 @@ import {
   type ActionType,
   type ComputerAction,
 } from '../../../shared/actions.js';
+import type { Request } from 'express';
 import type { z } from 'zod';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError, type FieldPath } from '../../core/errors.js';
@@ -33,6 +34,10 @@ function debugAction({
 }
 const flattenDebug = (path: FieldPath) => (path[0] === 'debug' ? path.slice(1) : path);
 
+/** The window's live view marks the actions a person sends, so the recording can tell them apart. */
+const sourceOf = (req: Request): 'live_view' | undefined =>
+  req.headers['x-benchtop-source'] === 'live-view' ? 'live_view' : undefined;
+
 export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
   const single = Object.fromEntries(
     (Object.keys(ACTION_ENDPOINTS) as ActionEndpoint[]).map((segment) => {
@@ -46,13 +51,13 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
         answer: { kind: 'json'; schema: z.ZodType };
         summary: string;
         tag: string;
-      }> = ({ body, params, principal, retried }) => {
+      }> = ({ body, params, principal, retried, req }) => {
         const action =
           type === 'debug'
             ? debugAction(body as z.output<typeof DebugEndpointBody>)
             : ({ ...body, type } as ComputerAction);
         return core.computers
-          .act(principal.org, params.id, action, { retried })
+          .act(principal.org, params.id, action, { retried, source: sourceOf(req) })
           .catch(placed(type === 'debug' ? flattenDebug : (path) => path));
       };
       return [`actions.${segment}`, handler];

@@ -45,7 +45,7 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
       fps: query.fps,
       quality: query.quality,
       maxWidth: query.max_width,
-      onFrame: (frame) => stream.sendLatest(frame),
+      onFrame: (event) => stream.sendLatest(event),
       onCursor: (position) => stream.send(position, 'cursor_position'),
     });
     stream.onClose(stop);

@@ -252,6 +252,7 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
     onCursor: CursorSink,
   ): Promise<() => Promise<void>> {
     let running = true;
+    let first = true;
     let lastCursor = '';
     const interval = 1000 / options.fps;
     const loop = (async () => {
@@ -262,10 +263,19 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
             op: 'frame',
             quality: options.quality,
             maxWidth: options.maxWidth,
+            // The first frame always comes (a new viewer needs one); then only changes.
+            ifChanged: !first,
           });
           if (!running) break;
-          const jpeg = Buffer.from(frame.jpeg.buffer, frame.jpeg.byteOffset, frame.jpeg.byteLength);
-          onFrame({ jpeg, width: frame.width, height: frame.height });
+          first = false;
+          if (frame.jpeg) {
+            const { buffer, byteOffset, byteLength } = frame.jpeg;
+            onFrame({
+              jpeg: Buffer.from(buffer, byteOffset, byteLength),
+              width: frame.width,
+              height: frame.height,
+            });
+          }
           const cursor = `${frame.cursor.x},${frame.cursor.y}`;
           if (cursor !== lastCursor) {
             lastCursor = cursor;

@@ -12,7 +12,8 @@ export type WorkerRequest =
   | { op: 'keys'; keys: string[]; mode: 'tap' | 'down' | 'up' }
   | { op: 'type'; text: string }
   | { op: 'screenshot' }
-  | { op: 'frame'; quality: number; maxWidth?: number }
+  /** `ifChanged`: answer `jpeg: null` when the screen is what the previous frame showed. */
+  | { op: 'frame'; quality: number; maxWidth?: number; ifChanged?: boolean }
   | { op: 'size' }
   | { op: 'cursor' };
 
@@ -29,7 +30,7 @@ export type WorkerResults = {
   keys: null;
   type: null;
   screenshot: { png: Uint8Array; width: number; height: number };
-  frame: { jpeg: Uint8Array; width: number; height: number; cursor: Point };
+  frame: { jpeg: Uint8Array | null; width: number; height: number; cursor: Point };
   size: { width: number; height: number };
   cursor: Point;
 };
