@@ -5,6 +5,7 @@ import { forgetKey, rememberKey, type Connection } from './api/connection.js';
 import { createWindowClient } from './api/window-client.js';
 import { href, useHashRoute, type Route } from './hooks/use-hash-route.js';
 import { LiveScreen } from './live/live-screen.js';
+import { RecordingsScreen } from './recordings/recordings-screen.js';
 import { SessionsScreen } from './sessions/sessions-screen.js';
 import { SettingsScreen } from './settings/settings-screen.js';
 import { TasksScreen } from './tasks/tasks-screen.js';
@@ -42,6 +43,8 @@ function Screen({ route }: { route: Route }) {
       return <LiveScreen key={route.id} computerId={route.id} />;
     case 'tasks':
       return <TasksScreen taskId={route.id} />;
+    case 'recordings':
+      return <RecordingsScreen computerId={route.id} />;
     case 'settings':
       return <SettingsScreen />;
     default:
@@ -61,6 +64,7 @@ function Navigation(props: { route: Route; baseUrl: string; onSignOut: () => voi
       <div className="brand">Benchtop</div>
       {link('sessions', href.sessions, 'Sessions')}
       {link('tasks', href.tasks, 'Tasks')}
+      {link('recordings', href.recordings, 'Recordings')}
       {link('settings', href.settings, 'Settings')}
       <div className="sidebar-foot">
         <span title="the server this window talks to">{props.baseUrl}</span>

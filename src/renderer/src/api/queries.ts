@@ -2,6 +2,7 @@ import { queryOptions } from '@tanstack/react-query';
 import type { Tab } from '../../../shared/actions.js';
 import type { Computer, Environment } from '../../../shared/computers.js';
 import type { ApiClient, CallInput } from '../../../shared/client/api-client.js';
+import { RECORDING_FILES, type RecordedEvent } from '../../../shared/recordings.js';
 import type { TaskStatus } from '../../../shared/tasks.js';
 
 type TaskListInput = NonNullable<CallInput<'tasks.list'>['query']>;
@@ -25,6 +26,12 @@ export const queryKeys = {
   tasks: ['tasks'] as const,
   taskList: (filter: TaskFilter) => ['tasks', 'list', filter] as const,
   task: (id: string) => ['tasks', 'one', id] as const,
+  recordingList: ['recordings', 'list'] as const,
+  recording: (computerId: string) => ['recordings', 'one', computerId] as const,
+  recordingEvents: (computerId: string, version: string) =>
+    ['recordings', 'events', computerId, version] as const,
+  recordingVideo: (computerId: string, version: string) =>
+    ['recordings', 'video', computerId, version] as const,
   models: ['models'] as const,
   settings: ['settings'] as const,
   keys: ['keys'] as const,
@@ -41,6 +48,8 @@ const POLL_MS = {
   environments: 10_000,
   tasks: 2000,
   task: 1500,
+  recordings: 3000,
+  recording: 3000,
   models: 30_000,
   keys: 10_000,
 };
@@ -85,6 +94,60 @@ export const taskQuery = (api: ApiClient, id: string) =>
     queryFn: ({ signal }) => api.call('tasks.get', { params: { id }, signal }),
     refetchInterval: POLL_MS.task,
   });
+
+export const recordingsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.recordingList,
+    queryFn: async ({ signal }) => (await api.call('recordings.list', { signal })).data,
+    refetchInterval: POLL_MS.recordings,
+  });
+
+export const recordingQuery = (api: ApiClient, computerId: string) =>
+  queryOptions({
+    queryKey: queryKeys.recording(computerId),
+    queryFn: ({ signal }) => api.call('recordings.get', { params: { id: computerId }, signal }),
+    refetchInterval: POLL_MS.recording,
+  });
+
+/**
+ * A recording's events file, read once per `version` (see videoVersion: a recording that still
+ * grows is read again when it ends or a person asks). Not polled: it can be long.
+ */
+export const recordingEventsQuery = (api: ApiClient, computerId: string, version: string) =>
+  queryOptions({
+    queryKey: queryKeys.recordingEvents(computerId, version),
+    queryFn: async ({ signal }) =>
+      parseNdjson(await api.call('recordings.events', { params: { id: computerId }, signal })),
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  });
+
+/**
+ * A recording's video as a Blob: the video route needs the key, which a <video src> cannot send.
+ * Read once per `version`, and dropped from the cache as soon as no screen shows it.
+ */
+export const recordingVideoQuery = (api: ApiClient, computerId: string, version: string) =>
+  queryOptions({
+    queryKey: queryKeys.recordingVideo(computerId, version),
+    queryFn: async ({ signal }) => {
+      const bytes = await api.call('recordings.video', { params: { id: computerId }, signal });
+      return new Blob([bytes as Uint8Array<ArrayBuffer>], {
+        type: RECORDING_FILES.video.content_type,
+      });
+    },
+    staleTime: Infinity,
+    gcTime: 0,
+    refetchOnWindowFocus: false,
+  });
+
+/** The lines of an NDJSON answer (a recording's events), each parsed. */
+export function parseNdjson(bytes: Uint8Array): RecordedEvent[] {
+  return new TextDecoder()
+    .decode(bytes)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as RecordedEvent);
+}
 
 export const modelsQuery = (api: ApiClient) =>
   queryOptions({

@@ -25,7 +25,13 @@ export function createWindowClient(connection: Connection): ApiClient {
 
 type ActionRouteName = `actions.${ActionEndpoint}`;
 
-/** A computer action by its endpoint: one that ran but failed (a 200 with status error) throws. */
+/** Marks an action as a person's, sent from the live view: its recording says so (docs/API.md §13). */
+const LIVE_VIEW_SOURCE = { 'x-benchtop-source': 'live-view' };
+
+/**
+ * A computer action by its endpoint, as a person performs it from the live view (the window's only
+ * caller): one that ran but failed (a 200 with status error) throws.
+ */
 export async function act<S extends ActionEndpoint>(
   api: ApiClient,
   computerId: string,
@@ -36,6 +42,7 @@ export async function act<S extends ActionEndpoint>(
   const answer = await api.call(`actions.${endpoint}` as ActionRouteName, {
     params: { id: computerId },
     body: body as CallInput<ActionRouteName>['body'],
+    headers: LIVE_VIEW_SOURCE,
   });
   if (answer.status === 'error') throw new ApiError(200, 'action_failed', answer.error_message);
 }

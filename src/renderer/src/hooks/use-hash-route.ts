@@ -4,12 +4,16 @@ export type Route =
   | { screen: 'sessions' }
   | { screen: 'computer'; id: string }
   | { screen: 'tasks'; id?: string }
+  | { screen: 'recordings'; id?: string }
   | { screen: 'settings' };
 
 export function parseRoute(hash: string): Route {
   const [screen, id] = hash.replace(/^#\/?/, '').split('/');
   if (screen === 'computers' && id) return { screen: 'computer', id: decodeURIComponent(id) };
   if (screen === 'tasks') return { screen: 'tasks', id: id ? decodeURIComponent(id) : undefined };
+  if (screen === 'recordings') {
+    return { screen: 'recordings', id: id ? decodeURIComponent(id) : undefined };
+  }
   if (screen === 'settings') return { screen: 'settings' };
   return { screen: 'sessions' };
 }
@@ -19,6 +23,8 @@ export const href = {
   computer: (id: string) => `#/computers/${encodeURIComponent(id)}`,
   tasks: '#/tasks',
   task: (id: string) => `#/tasks/${encodeURIComponent(id)}`,
+  recordings: '#/recordings',
+  recording: (computerId: string) => `#/recordings/${encodeURIComponent(computerId)}`,
   settings: '#/settings',
 };
 

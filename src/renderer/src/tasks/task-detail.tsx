@@ -3,12 +3,15 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { useApi, useConnection } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
-import { computersQuery, queryKeys, taskQuery } from '../api/queries.js';
+import { computersQuery, LIVE_STATUSES, queryKeys, taskQuery } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
+import { BundleButton } from '../recordings/downloads.js';
+import { useVideoSync } from '../recordings/recording-video.js';
+import { TaskVideo, useTaskRecording } from '../recordings/task-video.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { TaskTimeline } from './task-timeline.js';
@@ -28,6 +31,8 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   }, [queryClient, taskId, last]);
   const showShots = useScreenshotsKept(task.data, events);
   const current = task.data;
+  const recording = useTaskRecording(current);
+  const sync = useVideoSync();
   // Cancelling a task on a computer it created ends that computer.
   const control = useMutation({
     mutationFn: (verb: 'pause' | 'resume' | 'cancel') =>
@@ -50,12 +55,38 @@ export function TaskDetail({ taskId }: { taskId: string }) {
             <span>{current.model}</span>
           </span>
         )}
+        <span className="head-actions">
+          <BundleButton taskId={taskId} label="Download bundle" onError={setError} />
+        </span>
       </header>
       <ErrorText message={error ?? firstError(task.error) ?? streamError} />
       {!current && !task.error && <Spinner label="loading the task" />}
       {current && <TaskFacts task={current} onControl={control.mutateAsync} onError={setError} />}
-      <h2>Timeline</h2>
-      <TaskTimeline events={events} showScreenshots={showShots} />
+      <div className={recording ? 'task-body with-video' : 'task-body'}>
+        <div>
+          <h2>Timeline</h2>
+          <TaskTimeline
+            events={events}
+            showScreenshots={showShots}
+            video={
+              recording?.started_at
+                ? {
+                    startedAt: Date.parse(recording.started_at),
+                    positionMs: sync.positionMs,
+                    seek: sync.seek,
+                  }
+                : undefined
+            }
+          />
+        </div>
+        {recording && (
+          <TaskVideo
+            recording={recording}
+            sync={sync}
+            taskOver={!!current && !LIVE_STATUSES.includes(current.status)}
+          />
+        )}
+      </div>
     </section>
   );
 }

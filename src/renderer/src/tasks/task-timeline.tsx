@@ -1,9 +1,17 @@
 import type { OutputAction } from '../../../shared/responses.js';
 import type { TaskEvent } from '../../../shared/tasks.js';
+import { playingIndex, videoTime } from '../recordings/recorded-actions.js';
 import { ActionShot } from './action-shot.js';
 import { describeAction } from './describe-action.js';
 
-type Step = { step: number; screenshot?: string; actions: OutputAction[]; events: TaskEvent[] };
+type Step = {
+  step: number;
+  /** When it began (epoch ms): its first event. */
+  at: number;
+  screenshot?: string;
+  actions: OutputAction[];
+  events: TaskEvent[];
+};
 
 /**
  * Events in the order they happened, cut into steps where the task looked at the screen: each
@@ -15,7 +23,12 @@ export function groupSteps(events: TaskEvent[]): Step[] {
   for (const event of events) {
     let step = steps.at(-1);
     if (!step || event.type === 'screenshot') {
-      step = { step: event.type === 'screenshot' ? event.step : 0, actions: [], events: [] };
+      step = {
+        step: event.type === 'screenshot' ? event.step : 0,
+        at: Date.parse(event.timestamp),
+        actions: [],
+        events: [],
+      };
       steps.push(step);
     }
     if (event.type === 'screenshot') step.screenshot = event.screenshot_url;
@@ -29,14 +42,31 @@ type Props = {
   events: TaskEvent[];
   /** False once the screenshots are gone (their computer ended long ago, or Benchtop restarted). */
   showScreenshots: boolean;
+  /** The recording's video beside the timeline: each step seeks it, the one playing is marked. */
+  video?: TimelineVideo;
 };
 
-export function TaskTimeline({ events, showScreenshots }: Props) {
+/** Where the video plays (ms from its start at `startedAt`, epoch ms), and a seek to an offset. */
+export type TimelineVideo = {
+  startedAt: number;
+  positionMs: number | undefined;
+  seek: (offsetMs: number) => void;
+};
+
+export function TaskTimeline({ events, showScreenshots, video }: Props) {
   if (events.length === 0) return <p className="muted">No step yet.</p>;
+  const steps = groupSteps(events);
+  const offsets = video ? steps.map((step) => Math.max(0, step.at - video.startedAt)) : [];
+  const playing = video ? playingIndex(offsets, video.positionMs) : -1;
   return (
     <ol className="timeline" aria-label="Steps">
-      {groupSteps(events).map((step, index) => (
-        <li key={index} className="step" data-step={step.step}>
+      {steps.map((step, index) => (
+        <li
+          key={index}
+          className={index === playing ? 'step step-playing' : 'step'}
+          aria-current={index === playing ? 'step' : undefined}
+          data-step={step.step}
+        >
           {step.screenshot && showScreenshots ? (
             <ActionShot url={step.screenshot} actions={step.actions} step={step.step} />
           ) : step.screenshot ? (
@@ -45,7 +75,23 @@ export function TaskTimeline({ events, showScreenshots }: Props) {
             <div aria-hidden="true" />
           )}
           <div className="step-text">
-            <h3>{step.screenshot ? `Step ${step.step}` : 'Start'}</h3>
+            <h3>
+              {video ? (
+                <button
+                  type="button"
+                  className="step-seek"
+                  title="Show this step in the video"
+                  onClick={() => video.seek(offsets[index]!)}
+                >
+                  {step.screenshot ? `Step ${step.step}` : 'Start'}
+                  <span className="mark-time">{videoTime(offsets[index]!)}</span>
+                </button>
+              ) : step.screenshot ? (
+                `Step ${step.step}`
+              ) : (
+                'Start'
+              )}
+            </h3>
             <ul>
               {step.events.map((event, n) => (
                 <EventLine key={n} event={event} />

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordedEvent } from '../../src/shared/recordings.js';
+import { parseNdjson } from '../../src/renderer/src/api/queries.js';
+import {
+  actionMarks,
+  describeRecordedAction,
+  playingIndex,
+  videoTime,
+} from '../../src/renderer/src/recordings/recorded-actions.js';
+import { fileSize } from '../../src/renderer/src/recordings/files.js';
+import { groupSteps } from '../../src/renderer/src/tasks/task-timeline.js';
+
+const started = '2026-11-22T10:00:00.000Z';
+const at = (seconds: number) => new Date(Date.parse(started) + seconds * 1000).toISOString();
+const base = { computer_id: 'comp_1' };
+
+describe("a recording's actions on the video's time line", () => {
+  const events: RecordedEvent[] = [
+    { ...base, type: 'navigation', timestamp: at(0.5), tab_id: 't1', url: 'http://x/' },
+    {
+      ...base,
+      type: 'action_request',
+      timestamp: at(2.25),
+      request_id: 'r1',
+      action: { type: 'click', at: { x: 150, y: 130 }, button: 'left', count: 1 },
+    },
+    { ...base, type: 'action_response', timestamp: at(2.4), request_id: 'r1', status: 'success' },
+    {
+      ...base,
+      type: 'console',
+      timestamp: at(3),
+      level: 'log',
+      text: 'hello',
+      url: null,
+      tab_id: 't1',
+    },
+    {
+      ...base,
+      type: 'action_request',
+      timestamp: at(5),
+      request_id: 'r2',
+      action: { type: 'type', text: 'hi' },
+      source: 'live_view',
+    },
+    {
+      ...base,
+      type: 'action_response',
+      timestamp: at(5.1),
+      request_id: 'r2',
+      status: 'error',
+      error_message: 'no focused field',
+    },
+    { ...base, type: 'recording_ended', timestamp: at(9), reason: 'deleted' },
+  ];
+
+  it('places each action at its offset from the start, marks a person’s and a failure', () => {
+    expect(actionMarks(events, started)).toEqual([
+      {
+        requestId: 'r1',
+        offsetMs: 2250,
+        text: 'click at 150, 130',
+        byPerson: false,
+        read: false,
+      },
+      {
+        requestId: 'r2',
+        offsetMs: 5000,
+        text: 'type “hi”',
+        byPerson: true,
+        read: false,
+        error: 'no focused field',
+      },
+    ]);
+  });
+
+  it('reads the NDJSON answer line by line', () => {
+    const text = events.map((event) => JSON.stringify(event)).join('\n') + '\n';
+    expect(parseNdjson(new TextEncoder().encode(text))).toEqual(events);
+  });
+
+  it('finds what is on screen at a position: the last action at or before it', () => {
+    const offsets = [0, 2250, 5000];
+    expect(playingIndex(offsets, undefined)).toBe(-1);
+    expect(playingIndex([1000], 999)).toBe(-1);
+    expect(playingIndex(offsets, 0)).toBe(0);
+    expect(playingIndex(offsets, 2249)).toBe(0);
+    expect(playingIndex(offsets, 2250)).toBe(1);
+    expect(playingIndex(offsets, 60_000)).toBe(2);
+  });
+
+  it('says what each action as the server ran it did', () => {
+    const click = { type: 'click', at: { x: 5, y: 6 }, button: 'left' };
+    expect(describeRecordedAction({ ...click, count: 1 })).toBe('click at 5, 6');
+    expect(describeRecordedAction({ ...click, count: 2 })).toBe('double click at 5, 6');
+    expect(describeRecordedAction({ ...click, button: 'right', count: 1 })).toBe(
+      'right click at 5, 6',
+    );
+    expect(describeRecordedAction({ type: 'keypress', keys: ['Control', 'A'] })).toBe(
+      'keypress Control+A',
+    );
+    expect(describeRecordedAction({ type: 'scroll', at: { x: 1, y: 2 }, dx: 0, dy: 240 })).toBe(
+      'scroll at 1, 2 by 0, 240',
+    );
+    const path = [
+      { x: 1, y: 2 },
+      { x: 2, y: 3 },
+      { x: 3, y: 4 },
+    ];
+    expect(describeRecordedAction({ type: 'drag', path })).toBe('drag from 1, 2 to 3, 4');
+    expect(describeRecordedAction({ type: 'navigate', url: 'http://x/' })).toBe('go to http://x/');
+    expect(describeRecordedAction({ type: 'new_tab' })).toBe('new tab');
+    expect(describeRecordedAction({ type: 'finish', signal: 'answer', result: '42' })).toBe(
+      'answer: 42',
+    );
+    expect(describeRecordedAction({ type: 'switch_tab', tabId: 't2' })).toBe('switch tab');
+  });
+
+  it('tells reads of the computer from actions that change its screen', () => {
+    const read = { ...base, type: 'action_request' as const, timestamp: at(1), request_id: 'r9' };
+    const marks = actionMarks(
+      [
+        { ...read, action: { type: 'screenshot', base64: false } },
+        { ...read, request_id: 'r10', action: { type: 'navigate', url: 'http://x/' } },
+      ],
+      started,
+    );
+    expect(marks.map((mark) => [mark.text, mark.read])).toEqual([
+      ['screenshot', true],
+      ['go to http://x/', false],
+    ]);
+  });
+
+  it('writes times and sizes a person reads', () => {
+    expect(videoTime(0)).toBe('0:00.0');
+    expect(videoTime(7480)).toBe('0:07.4');
+    expect(videoTime(723_050)).toBe('12:03.0');
+    expect(fileSize(812)).toBe('812 B');
+    expect(fileSize(14_540)).toBe('14.2 KB');
+    expect(fileSize(3 * 1024 * 1024)).toBe('3.00 MB');
+  });
+});
+
+describe('the task timeline beside its video', () => {
+  it('starts each step at its first event, where the video seeks for it', () => {
+    const event = { task_id: 'task_1', step: 1 };
+    const steps = groupSteps([
+      { ...event, step: 0, type: 'started', computer_id: 'comp_1', max_steps: 5, timestamp: at(1) },
+      { ...event, type: 'screenshot', screenshot_url: 'http://h/1.png', timestamp: at(2) },
+      { ...event, type: 'reasoning', text: 'thinking', timestamp: at(3) },
+      { ...event, step: 2, type: 'screenshot', screenshot_url: 'http://h/2.png', timestamp: at(7) },
+    ]);
+    expect(steps.map((step) => step.at - Date.parse(started))).toEqual([1000, 2000, 7000]);
+  });
+});
