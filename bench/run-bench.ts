@@ -29,6 +29,7 @@ import { benchFullCycle } from './cases/full-cycle.js';
 import { benchLiveView } from './cases/live-view.js';
 import { benchMemory } from './cases/memory.js';
 import { benchModels, benchResponses } from './cases/responses.js';
+import { benchRecording } from './cases/recording.js';
 import { benchScreencast } from './cases/screencast.js';
 import { benchTaskSteps } from './cases/task-steps.js';
 import { BenchClient } from './client.js';
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   await benchScreencast(bench);
   await benchFrameLatency(bench);
   await benchMemory(bench);
+  await benchRecording(bench);
   // Last: the UI's own Chromium must not be running while memory is measured.
   await benchLiveView(bench);
 

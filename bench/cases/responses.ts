@@ -14,6 +14,10 @@ const TOOL = {
   environment: 'browser',
 };
 
+/** The scripted model of the recorded task (the bundle rows): reasoning and a click per step. */
+export const RECORDED_MODEL = 'bench-recorded';
+export const RECORDED_STEPS = 50;
+
 /** The name of the scripted model in the bench's settings. */
 export const BENCH_MODEL = 'bench-scripted';
 
@@ -25,9 +29,24 @@ export function benchModels() {
     output: [{ type: 'computer_call', action: { type: 'click', x: 100 + step, y: 150 } }],
   }));
   writeFileSync(script, JSON.stringify({ delay_ms: 0, turns }));
+  // A task as a recording shows it: reasoning and a click per step, then the answer.
+  const recorded = join(dir, 'recorded.json');
+  const recordedTurns = Array.from({ length: RECORDED_STEPS }, (_, step) => ({
+    output: [
+      { type: 'reasoning', text: `Step ${step + 1}: the next point on the line is further right.` },
+      { type: 'computer_call', action: { type: 'click', x: 100 + step * 4, y: 150 } },
+    ],
+  }));
+  recordedTurns.push({
+    output: [{ type: 'message', text: 'Clicked along the whole line.' } as never],
+  });
+  writeFileSync(recorded, JSON.stringify({ delay_ms: 0, turns: recordedTurns }));
   return {
     default: BENCH_MODEL,
-    providers: { [BENCH_MODEL]: { provider: 'scripted' as const, script } },
+    providers: {
+      [BENCH_MODEL]: { provider: 'scripted' as const, script },
+      [RECORDED_MODEL]: { provider: 'scripted' as const, script: recorded },
+    },
   };
 }
 
