@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../src/shared/recordings.js';
 import { parseNdjson } from '../../src/renderer/src/api/queries.js';
+import { describeRanAction as describeRecordedAction } from '../../src/shared/describe-action.js';
 import {
   actionMarks,
-  describeRecordedAction,
   playingIndex,
   videoTime,
 } from '../../src/renderer/src/recordings/recorded-actions.js';

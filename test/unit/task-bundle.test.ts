@@ -1,10 +1,7 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  describeRanAction,
-  type RanAction,
-} from '../../src/main/core/recordings/bundle/describe.js';
+import { describeRanAction, type RanAction } from '../../src/shared/describe-action.js';
 import { writeTaskBundle } from '../../src/main/core/recordings/bundle/task-bundle.js';
 import type { StepEntry, TimelineEntry } from '../../src/main/core/recordings/bundle/timeline.js';
 import type { ViewerData } from '../../src/main/core/recordings/bundle/viewer-page.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Task, TaskEvent } from '../../src/shared/tasks.js';
-import { describeAction } from '../../src/renderer/src/tasks/describe-action.js';
+import { describeModelAction as describeAction } from '../../src/shared/describe-action.js';
 import { screenshotsKept } from '../../src/renderer/src/tasks/screenshots-kept.js';
 import { groupSteps } from '../../src/renderer/src/tasks/task-timeline.js';
 

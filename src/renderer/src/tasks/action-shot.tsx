@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { OutputAction } from '../../../shared/responses.js';
-import { describeAction } from './describe-action.js';
+import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
 
 type Props = { url: string; actions: OutputAction[]; step: number };
 

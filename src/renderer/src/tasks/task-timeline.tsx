@@ -2,7 +2,7 @@ import type { OutputAction } from '../../../shared/responses.js';
 import type { TaskEvent } from '../../../shared/tasks.js';
 import { playingIndex, videoTime } from '../recordings/recorded-actions.js';
 import { ActionShot } from './action-shot.js';
-import { describeAction } from './describe-action.js';
+import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
 
 type Step = {
   step: number;

@@ -1,7 +1,7 @@
 import type { ActionRequestEvent } from '../../../../shared/events.js';
 import type { OutputAction } from '../../../../shared/responses.js';
 import type { Task, TaskEvent } from '../../../../shared/tasks.js';
-import { describeModelAction, describeRanAction } from './describe.js';
+import { describeModelAction, describeRanAction } from '../../../../shared/describe-action.js';
 
 /** A mark drawn on a screenshot, in its own pixels: a point, or a line from x, y to end_x, end_y. */
 export type Mark = { x: number; y: number; end_x?: number; end_y?: number };

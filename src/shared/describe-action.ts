@@ -1,10 +1,11 @@
-import type { OutputAction } from '../../../../shared/responses.js';
+import type { OutputAction } from './responses.js';
 
 /**
- * One line a person reads for a model's action: "click at 120, 340", "type “hello”". The same
- * wording as the window's task page (src/renderer/src/tasks/describe-action.ts), which core may
- * not import.
+ * How actions read to a person, the same in the window (task page, recordings view) and in a
+ * task bundle's offline viewer.
  */
+
+/** One line a person reads for a model's action: "click at 120, 340", "type “hello”". */
 export function describeModelAction(action: OutputAction): string {
   const at = action.x !== undefined && action.y !== undefined ? ` at ${action.x}, ${action.y}` : '';
   switch (action.type) {
@@ -38,8 +39,7 @@ export type RanAction = { type: string; [field: string]: unknown };
 
 /**
  * One line for an action as the server ran it (aliases resolved, points as `at`): "click at 150,
- * 130", "right click at 5, 6", "type “hi”", "keypress Control+A". The same wording as the window's
- * recordings view (src/renderer/src/recordings/recorded-actions.ts).
+ * 130", "right click at 5, 6", "type “hi”", "keypress Control+A".
  */
 export function describeRanAction(action: RanAction): string {
   const point = coords(action.at);
