@@ -70,6 +70,8 @@ export async function startTestServer(
     trustedKey: key,
     overrides: flags,
     workerEntry: paths.workerEntry,
+    // What core reports in the background (a video that could not be encoded) shows in the run.
+    log: (message) => console.error(`[core] ${message}`),
   });
   const server = await startServer(core, {
     log: options.log ?? showContractMismatches,

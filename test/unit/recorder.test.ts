@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Settings } from '../../src/main/core/config.js';
 import { Recorder } from '../../src/main/core/recordings/recorder.js';
@@ -150,6 +151,23 @@ describe('Recorder: retention, disk cap and recovery', () => {
       reason: 'benchtop_stopped',
       timestamp: last,
     });
+  });
+
+  it('a computer that ends before any frame came gets its last screen as the video', async () => {
+    recorder.begin({ id: 'comp_brief', org: 'local', kind: 'browser' });
+    const png = await sharp({
+      create: { width: 320, height: 200, channels: 3, background: '#36c' },
+    })
+      .png()
+      .toBuffer();
+    const operator = { screenshot: () => Promise.resolve({ png, width: 320, height: 200 }) };
+    await recorder.closing({ id: 'comp_brief', operator } as never);
+    await recorder.end('comp_brief', 'deleted');
+    const path = await recorder.video('local', 'comp_brief');
+    expect(path.endsWith('video.webm')).toBe(true);
+    expect((await recorder.view('local', 'comp_brief')).files.map((file) => file.name)).toContain(
+      'video.webm',
+    );
   });
 
   it('a computer created with recording off has a row saying so, and no folder', async () => {

@@ -34,6 +34,8 @@ export type RecordingHooks = {
   cancel(id: string): Promise<void>;
   /** It runs (its screen can be captured). */
   watch(session: ComputerSession): void;
+  /** It is ending, its operator still open (the last look at its screen). */
+  closing(session: ComputerSession): Promise<void>;
   /** It ended and its operator is closed (a browser's trace is written). */
   end(id: string, reason: TerminationReason): Promise<void>;
 };
@@ -285,6 +287,7 @@ export class ComputerRegistry {
     // Its driver says whether its state is read before the close or after; a failed save still
     // frees the computer.
     const driver = this.driver(session.spec.kind);
+    if (reason !== 'crashed') await this.deps.recorder?.closing(session).catch(() => {});
     const savedAfterClose = driver.savesAfterClose === true;
     if (savedAfterClose) await session.operator.close();
     const failed = await this.save(session, driver).then(

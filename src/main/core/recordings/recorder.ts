@@ -16,6 +16,8 @@ import { invalidRequest, notFound } from '../errors.js';
 import type { ScreencastHub, Watched } from '../screencast/screencast-hub.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../store/private-files.js';
 import type { Writable } from 'node:stream';
+import sharp from 'sharp';
+import type { ComputerSession } from '../computers/computer-session.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { recoverTrace } from '../computers/browser/browser-trace.js';
 import { writeHar } from '../computers/browser/har.js';
@@ -29,6 +31,8 @@ import { findFfmpeg, VideoTrack, type Chapter } from './video/video-track.js';
 /** What the recorder asks of the screencast: the frames the live view gets, at this rate. */
 const RECORDER_VIEW = { fps: 5, quality: 60 } as const;
 const DAY_MS = 24 * 3600 * 1000;
+/** How long the last look at an ending computer's screen may take. */
+const LAST_LOOK_MS = 2000;
 /** Rows of dropped recordings are kept this long, so asking for one says why it is gone. */
 const FORGET_DROPPED_MS = 90 * DAY_MS;
 const SWEEP_EVERY_MS = 3600 * 1000;
@@ -186,6 +190,31 @@ export class Recorder {
       },
       onCursor: () => {},
     });
+  }
+
+  /**
+   * The computer is ending, its screen still there. A computer that ended before its screencast
+   * sent any frame (one that lived a moment on a loaded machine) gets its last screen as the
+   * video's one frame, so every recording shows what it ended on.
+   */
+  async closing(session: Pick<ComputerSession, 'id' | 'operator'>): Promise<void> {
+    const active = this.active.get(session.id);
+    const video = active && (await active.video);
+    if (!video || video.frames > 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const shot = await Promise.race([
+      session.operator.screenshot().catch(() => undefined),
+      new Promise<undefined>(
+        (resolve) => (timer = setTimeout(() => resolve(undefined), LAST_LOOK_MS)),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (!shot) return;
+    const jpeg = await sharp(shot.png)
+      .flatten()
+      .jpeg({ quality: RECORDER_VIEW.quality })
+      .toBuffer();
+    video.add(jpeg, shot.width, shot.height);
   }
 
   /** Every event of every computer (the events bus's tap). */

@@ -29,25 +29,41 @@ export async function startBrowserCapture(
   };
   const startOn = async (target: Target) => {
     const session = await context().newCDPSession(target.page);
-    current = { target, session };
+    const started = { target, session };
+    current = started;
     session.on('Page.screencastFrame', ({ data, sessionId }) => {
       void session.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
       if (stopped || current?.session !== session) return;
       const jpeg = Buffer.from(data, 'base64');
       onFrame({ jpeg, ...jpegSize(jpeg), tabId: target.tabId });
     });
-    await session.send('Page.startScreencast', {
-      format: 'jpeg',
-      quality: options.quality,
-      ...(options.maxWidth && { maxWidth: options.maxWidth, maxHeight: 4320 }),
-      everyNthFrame: 1,
-    });
+    try {
+      await session.send('Page.startScreencast', {
+        format: 'jpeg',
+        quality: options.quality,
+        ...(options.maxWidth && { maxWidth: options.maxWidth, maxHeight: 4320 }),
+        everyNthFrame: 1,
+      });
+    } catch (error) {
+      // Refused while the page was being replaced (a capture started with the computer races its
+      // first navigation): forgotten, so the next look at the main tab starts it again.
+      if (current === started) current = undefined;
+      await session.detach().catch(() => {});
+      throw error;
+    }
   };
+  let following = false;
   const follow = async () => {
     const main = mainTab();
-    if (stopped || !main || main.page === current?.target.page) return;
-    await stopCurrent();
-    await startOn(main).catch(() => {});
+    // One look at a time: a slow start must not be overtaken by the next tick's (two sessions).
+    if (following || stopped || !main || main.page === current?.target.page) return;
+    following = true;
+    try {
+      await stopCurrent();
+      await startOn(main).catch(() => {});
+    } finally {
+      following = false;
+    }
   };
 
   await follow();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { appendFile, chmod, readFile, rename, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BrowserContext } from 'playwright-core';
@@ -37,20 +37,19 @@ export class BrowserTrace {
   /** Traces a context from now on; a context that cannot be traced is left untraced. */
   async start(context: BrowserContext): Promise<void> {
     const name = `${basename(this.dir)}-${randomBytes(4).toString('hex')}`;
+    const part = join(this.tracesDir, name);
+    // Made here first, private: Playwright appends to them, and would make them readable by all.
+    await Promise.all([
+      mkdir(join(this.tracesDir, 'resources'), { recursive: true, mode: PRIVATE_DIR }),
+      appendFile(`${part}.trace`, '', { mode: PRIVATE_FILE }),
+      appendFile(`${part}.network`, '', { mode: PRIVATE_FILE }),
+    ]).catch(() => {});
     try {
       await context.tracing.start({ ...TRACING, name, title: basename(this.dir) });
     } catch {
       return;
     }
-    const part = join(this.tracesDir, name);
     this.parts.push(part);
-    // Playwright makes them readable by all (the umask's default); what a page did is private.
-    await Promise.all([
-      chmod(`${part}.trace`, PRIVATE_FILE).catch(() => {}),
-      chmod(`${part}.network`, PRIVATE_FILE).catch(() => {}),
-      chmod(this.tracesDir, PRIVATE_DIR).catch(() => {}),
-      chmod(join(this.tracesDir, 'resources'), PRIVATE_DIR).catch(() => {}),
-    ]);
     await appendFile(join(this.dir, PARTS_FILE), `${part}\n`, { mode: PRIVATE_FILE }).catch(
       () => {},
     );
