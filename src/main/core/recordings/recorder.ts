@@ -31,6 +31,9 @@ import { findFfmpeg, VideoTrack, type Chapter } from './video/video-track.js';
 /** What the recorder asks of the screencast: the frames the live view gets, at this rate. */
 const RECORDER_VIEW = { fps: 5, quality: 60 } as const;
 const DAY_MS = 24 * 3600 * 1000;
+/** A capture that sent no frame this long after it started is started again (FIRST_FRAME_TRIES in all). */
+const FIRST_FRAME_MS = 3000;
+const FIRST_FRAME_TRIES = 3;
 /** How long the last look at an ending computer's screen may take. */
 const LAST_LOOK_MS = 2000;
 /** Rows of dropped recordings are kept this long, so asking for one says why it is gone. */
@@ -176,13 +179,15 @@ export class Recorder {
   }
 
   /** The computer runs: its screen is recorded from now (the frames the live view gets). */
-  watch(session: Watched): void {
+  watch(session: Watched, attempt = 1): void {
     const active = this.active.get(session.id);
     if (!active) return;
+    let frames = 0;
     active.stopWatching = this.deps.screencasts.watch(session, {
       ...RECORDER_VIEW,
       passive: true,
       onJpeg: (frame) => {
+        frames += 1;
         active.lastAt = Date.now();
         void active.video.then((video) =>
           video?.add(frame.jpeg, frame.width, frame.height, active.lastAt),
@@ -190,6 +195,19 @@ export class Recorder {
       },
       onCursor: () => {},
     });
+    // A screencast sends a first frame as it starts. One that sent none (its start stuck behind a
+    // page being replaced, seen on a loaded machine) is started again, a few times.
+    const check = setTimeout(() => {
+      if (frames > 0 || this.active.get(session.id) !== active || attempt >= FIRST_FRAME_TRIES) {
+        return;
+      }
+      this.deps.log?.(
+        `recording ${session.id}: no frame ${FIRST_FRAME_MS} ms into the capture; starting it again`,
+      );
+      active.stopWatching?.();
+      this.watch(session, attempt + 1);
+    }, FIRST_FRAME_MS);
+    check.unref();
   }
 
   /**
