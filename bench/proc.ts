@@ -43,6 +43,17 @@ export function chromiumProcesses(): number[] {
   });
 }
 
+/** Encoders the recorder started below this process (segments compacted in the background). */
+export function encoderProcesses(): number[] {
+  return descendants(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'ffmpeg';
+    } catch {
+      return false;
+    }
+  });
+}
+
 export type Pss = { mb: number; processes: number };
 
 function chromiumPss(): Pss {
