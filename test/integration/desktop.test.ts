@@ -42,8 +42,10 @@ describe('desktop computers', () => {
     const before = await settledPixels(server, two);
 
     await typeInTerminal(server, one, 'echo only-one > marker.txt\n');
+    // The terminal's shell writes it once the typed line reaches it: slow on a loaded machine.
     await eventually(
       async () => (await readWorkspaceFile(server, one, 'marker.txt')) === 'only-one\n',
+      20_000,
     );
     expect(await readWorkspaceFile(server, two, 'marker.txt')).toBeUndefined();
     expect(differingPixels(before, await screenPixels(server, two))).toBe(0);
