@@ -198,8 +198,10 @@ describe('desktop batches and bad input', () => {
     });
     expect(batch.body).toMatchObject({ success: true, failed_index: null });
     expect(batch.body.results.at(-1).result).toMatchObject({ width: 1280, height: 720 });
+    // The terminal's shell writes it once the typed line reaches it: slow on a loaded machine.
     await eventually(
       async () => (await readWorkspaceFile(server, id, 'batch.txt')) === 'one two\n',
+      20_000,
     );
     const stopped = await server.request('POST', `/computers/${id}/batch`, {
       actions: [
