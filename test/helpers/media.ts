@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -56,4 +57,17 @@ export async function decodeFrames(file: string): Promise<number> {
     file,
   ]);
   return Number(stdout.trim());
+}
+
+/**
+ * Checks a recording's video the way a viewer would find it: every frame decodes and it lasts as
+ * long as the recording says (±10 %). Answers what ffprobe says, for the chapters.
+ */
+export async function expectPlayable(file: string, durationMs: number): Promise<Probe> {
+  expect(await decodeFrames(file)).toBeGreaterThan(0);
+  const info = await probe(file);
+  const seconds = durationMs / 1000;
+  expect(info.durationSeconds).toBeGreaterThan(seconds * 0.9);
+  expect(info.durationSeconds).toBeLessThan(seconds * 1.1);
+  return info;
 }
