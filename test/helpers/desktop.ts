@@ -18,6 +18,35 @@ export async function typeInTerminal(server: TestServer, id: string, line: strin
   if (typed.body.status !== 'success') throw new Error(`type failed: ${typed.text}`);
 }
 
+/**
+ * Starts `cat > name` in the desktop's terminal and waits until the shell has run it (the file
+ * exists), so what is typed next goes to cat and not into a line the shell has yet to read.
+ */
+export async function startCat(server: TestServer, id: string, name: string): Promise<void> {
+  await typeInTerminal(server, id, `cat > ${name}\n`);
+  await waitForFile(server, id, name, (text) => text !== undefined);
+}
+
+/** Waits until the workspace file satisfies `done`; the failure says what the file held. */
+export async function waitForFile(
+  server: TestServer,
+  id: string,
+  name: string,
+  done: (text: string | undefined) => boolean,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let text = await readWorkspaceFile(server, id, name);
+  while (!done(text)) {
+    if (Date.now() > deadline)
+      throw new Error(
+        `${name} not as expected within ${timeoutMs} ms: ${text === undefined ? 'no such file' : JSON.stringify(text)}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    text = await readWorkspaceFile(server, id, name);
+  }
+}
+
 export async function readWorkspaceFile(
   server: TestServer,
   id: string,

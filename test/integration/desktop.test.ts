@@ -6,7 +6,9 @@ import {
   readWorkspaceFile,
   screenPixels,
   settledPixels,
+  startCat,
   typeInTerminal,
+  waitForFile,
 } from '../helpers/desktop.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -43,10 +45,7 @@ describe('desktop computers', () => {
 
     await typeInTerminal(server, one, 'echo only-one > marker.txt\n');
     // The terminal's shell writes it once the typed line reaches it: slow on a loaded machine.
-    await eventually(
-      async () => (await readWorkspaceFile(server, one, 'marker.txt')) === 'only-one\n',
-      20_000,
-    );
+    await waitForFile(server, one, 'marker.txt', (text) => text === 'only-one\n');
     expect(await readWorkspaceFile(server, two, 'marker.txt')).toBeUndefined();
     expect(differingPixels(before, await screenPixels(server, two))).toBe(0);
 
@@ -62,20 +61,18 @@ describe('desktop computers', () => {
     let ascii = '';
     for (let code = 32; code < 127; code++) ascii += String.fromCharCode(code);
     const text = `${ascii}\nÜnïcödé — 日本語 ÉÀ\nlast line\n`;
-    await typeInTerminal(server, id, 'cat > typed.txt\n');
+    await startCat(server, id, 'typed.txt');
     await act(id, 'type', { text });
     await act(id, 'hotkey', { keys: ['ctrl+d'] });
     // cat writes the file when it gets ctrl+d; then the whole text must be there, exactly.
-    await eventually(async () =>
-      (await readWorkspaceFile(server, id, 'typed.txt'))?.endsWith('last line\n'),
-    );
+    await waitForFile(server, id, 'typed.txt', (text) => !!text?.endsWith('last line\n'));
     expect(await readWorkspaceFile(server, id, 'typed.txt')).toBe(text);
     await server.request('DELETE', `/computers/${id}`);
   });
 
   it('holds keys across calls and presses shifted symbols', async () => {
     const id = await create();
-    await typeInTerminal(server, id, 'cat > keys.txt\n');
+    await startCat(server, id, 'keys.txt');
     await act(id, 'key-down', { key: 'shift' });
     await act(id, 'hotkey', { keys: ['a'] });
     await act(id, 'key-up', { key: 'shift' });
@@ -86,7 +83,7 @@ describe('desktop computers', () => {
     await act(id, 'hotkey', { keys: ['shift+c'] });
     await act(id, 'hotkey', { keys: ['enter'] });
     await act(id, 'hotkey', { keys: ['ctrl', 'd'] });
-    await eventually(async () => (await readWorkspaceFile(server, id, 'keys.txt')) === 'Ab!C\n');
+    await waitForFile(server, id, 'keys.txt', (text) => text === 'Ab!C\n');
     await server.request('DELETE', `/computers/${id}`);
   });
 
@@ -184,7 +181,7 @@ describe('desktop computers', () => {
 describe('desktop batches and bad input', () => {
   it('runs batches and /execute with desktop actions, wait included', async () => {
     const id = await create();
-    await typeInTerminal(server, id, 'cat > batch.txt\n');
+    await startCat(server, id, 'batch.txt');
     const batch = await server.request('POST', `/computers/${id}/batch`, {
       actions: [
         { type: 'type', text: 'one' },
@@ -198,11 +195,7 @@ describe('desktop batches and bad input', () => {
     });
     expect(batch.body).toMatchObject({ success: true, failed_index: null });
     expect(batch.body.results.at(-1).result).toMatchObject({ width: 1280, height: 720 });
-    // The terminal's shell writes it once the typed line reaches it: slow on a loaded machine.
-    await eventually(
-      async () => (await readWorkspaceFile(server, id, 'batch.txt')) === 'one two\n',
-      20_000,
-    );
+    await waitForFile(server, id, 'batch.txt', (text) => text === 'one two\n');
     const stopped = await server.request('POST', `/computers/${id}/batch`, {
       actions: [
         { type: 'move', x: 5, y: 5 },
