@@ -66,19 +66,24 @@ async function main(): Promise<void> {
   const bench: Bench = { server, fixtures, client, browser, url, report };
   console.error(`Chromium ${chromiumVersion}, Node ${process.version}, ${cpus().length} cores`);
 
-  await benchCreateDelete(bench);
-  await benchFullCycle(bench);
-  await benchActions(bench);
-  await benchExec(bench);
-  await benchResponses(bench);
-  await benchTaskSteps(bench);
-  await benchDesktop(bench);
-  await benchScreencast(bench);
-  await benchFrameLatency(bench);
-  await benchMemory(bench);
-  await benchRecording(bench);
-  // Last: the UI's own Chromium must not be running while memory is measured.
-  await benchLiveView(bench);
+  const cases: [string, (bench: Bench) => Promise<void>][] = [
+    ['create-delete', benchCreateDelete],
+    ['full-cycle', benchFullCycle],
+    ['actions', benchActions],
+    ['exec', benchExec],
+    ['responses', benchResponses],
+    ['task-steps', benchTaskSteps],
+    ['desktop', benchDesktop],
+    ['screencast', benchScreencast],
+    ['frame-latency', benchFrameLatency],
+    ['memory', benchMemory],
+    ['recording', benchRecording],
+    // Last: the UI's own Chromium must not be running while memory is measured.
+    ['live-view', benchLiveView],
+  ];
+  // BENCH_CASES=actions,recording runs only those (while working on one; the figures are the full run's).
+  const only = process.env.BENCH_CASES?.split(',');
+  for (const [name, run] of cases) if (!only || only.includes(name)) await run(bench);
 
   const seconds = (performance.now() - started) / 1000;
   const machineNoise = noise();
@@ -105,6 +110,10 @@ async function main(): Promise<void> {
       : `Targets missed: ${failed.join('; ')} (${seconds.toFixed(0)} s).`,
   );
 
+  if (only) {
+    console.log(`Only ${only.join(', ')}: ${RESULTS_PATH} left as it was.`);
+    return;
+  }
   report.writeResults(RESULTS_PATH, {
     date: new Date().toISOString(),
     node: process.version,

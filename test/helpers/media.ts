@@ -71,3 +71,28 @@ export async function expectPlayable(file: string, durationMs: number): Promise<
   expect(info.durationSeconds).toBeLessThan(seconds * 1.1);
   return info;
 }
+
+/** The average colour of each frame of a video, in order. */
+export async function frameColors(file: string): Promise<Array<[number, number, number]>> {
+  const { stdout } = await run(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-i',
+      file,
+      '-vf',
+      'scale=1:1:flags=area',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-',
+    ],
+    { encoding: 'buffer', maxBuffer: 1 << 24 },
+  );
+  const colors: Array<[number, number, number]> = [];
+  for (let at = 0; at + 3 <= stdout.length; at += 3)
+    colors.push([stdout[at]!, stdout[at + 1]!, stdout[at + 2]!]);
+  return colors;
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordedEvent } from '../../src/shared/recordings.js';
 import { readZip } from '../helpers/bundle-fixture.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { expectPlayable, probe } from '../helpers/media.js';
+import { expectPlayable, frameColors, probe } from '../helpers/media.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -107,6 +107,31 @@ describe('a browser computer is recorded from creation to its end', () => {
       'click (200, 140)',
       'click (250, 260)',
     ]);
+  });
+
+  it('the video shows what each action did, up to the last one right before the end', async () => {
+    const { id: painted } = (await server.request('POST', '/computers', {})).body;
+    await act(painted, { type: 'navigate', url: `${fixtures.url}/colors.html` });
+    await act(painted, { type: 'click', x: 300, y: 300 });
+    // Long enough for a screen free of actions to be captured.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await act(painted, { type: 'keypress', keys: ['b'] });
+    await server.request('DELETE', `/computers/${painted}`);
+    const video = await download(`/computers/${painted}/recording/video`);
+    const file = join(scratch, `${painted}.webm`);
+    writeFileSync(file, video.bytes);
+    const named = (await frameColors(file)).map(([r, g, b]) =>
+      r > 180 && g > 180 && b > 180
+        ? 'white'
+        : r > 150 && g < 60 && b < 60
+          ? 'red'
+          : b > 150 && r < 60 && g < 60
+            ? 'blue'
+            : 'other',
+    );
+    const changes = named.filter((color, index) => color !== named[index - 1]);
+    // From the page's first paint (a new tab's first frames are black): loaded, clicked, typed.
+    expect(changes.slice(changes.indexOf('white'))).toEqual(['white', 'red', 'blue']);
   });
 
   it('a video seek by Range works (the window and the bundle viewer seek)', async () => {

@@ -168,13 +168,21 @@ describe('ScreencastHub', () => {
       onJpeg: () => {},
       onCursor: () => {},
     });
-    expect(computer.capture.options).toEqual({ fps: 5, quality: 60, maxWidth: undefined });
+    // The recorder alone: captured between actions, out of their way.
+    const alone = { fps: 5, quality: 60, maxWidth: undefined, betweenActions: true };
+    expect(computer.capture.options).toEqual(alone);
     const leave = hub.watch(computer, viewer(30, { maxWidth: 640 }));
     // The person's size, though the recorder takes any: their frames are never larger than asked.
-    expect(computer.capture.options).toEqual({ fps: 30, quality: 50, maxWidth: 640 });
+    // And live: a person sees an action as it happens.
+    expect(computer.capture.options).toEqual({
+      fps: 30,
+      quality: 50,
+      maxWidth: 640,
+      betweenActions: false,
+    });
     leave();
     expect(computer.captures).toHaveLength(3);
-    expect(computer.capture.options).toEqual({ fps: 5, quality: 60, maxWidth: undefined });
+    expect(computer.capture.options).toEqual(alone);
   });
 
   it('gives each viewer frames at its own rate, the newest frame when one is due', () => {
@@ -255,13 +263,13 @@ describe('ScreencastHub', () => {
     hub.watch(computer, first);
     hub.watch(computer, viewer(2, { quality: 30, maxWidth: 320 }));
     expect(computer.captures).toHaveLength(1);
-    expect(computer.capture.options).toEqual({ fps: 5, quality: 40, maxWidth: 640 });
+    expect(computer.capture.options).toMatchObject({ fps: 5, quality: 40, maxWidth: 640 });
 
     const demanding = viewer(30, { quality: 80 });
     hub.watch(computer, demanding);
     expect(computer.captures).toHaveLength(2);
     await computer.captures[0]!.stopped;
-    expect(computer.capture.options).toEqual({ fps: 30, quality: 80, maxWidth: undefined });
+    expect(computer.capture.options).toMatchObject({ fps: 30, quality: 80, maxWidth: undefined });
     vi.advanceTimersByTime(1000);
     computer.capture.frame(9);
     expect(first.frames.at(-1)).toBe(9);

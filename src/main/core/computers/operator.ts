@@ -4,7 +4,17 @@ import type { Action, ActionName, ActionOutcome, ActionRequest } from './action.
 
 export type Screenshot = { png: Buffer; width: number; height: number; tabId?: string };
 
-export type CaptureOptions = { quality: number; maxWidth?: number; fps: number };
+export type CaptureOptions = {
+  quality: number;
+  maxWidth?: number;
+  fps: number;
+  /**
+   * Nobody watches live (only the recorder): the screen may be captured between actions rather
+   * than during them, as long as each action's outcome and anything the screen does on its own
+   * are captured.
+   */
+  betweenActions?: boolean;
+};
 export type Frame = { jpeg: Buffer; width: number; height: number; tabId?: string };
 export type FrameSink = (frame: Frame) => void;
 export type CursorSink = (position: { x: number; y: number }) => void;

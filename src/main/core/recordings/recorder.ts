@@ -68,6 +68,9 @@ type Active = {
   stopWatching?: () => void;
   /** The last moment anything was recorded (what a recovery after a kill ends it at). */
   lastAt: number;
+  /** When the video last got a frame, and when an action last ended. */
+  framedAt: number;
+  actedAt: number;
 };
 
 /**
@@ -146,6 +149,8 @@ export class Recorder {
       events,
       chapters: [],
       lastAt: startedAt,
+      framedAt: 0,
+      actedAt: 0,
       video: VideoTrack.open(dir, { startedAt, ffmpeg: this.ffmpeg }).catch((error: unknown) => {
         this.deps.log?.(`recording ${computer.id}: no video (${String(error)})`);
         return undefined;
@@ -189,6 +194,7 @@ export class Recorder {
       onJpeg: (frame) => {
         frames += 1;
         active.lastAt = Date.now();
+        active.framedAt = active.lastAt;
         void active.video.then((video) =>
           video?.add(frame.jpeg, frame.width, frame.height, active.lastAt),
         );
@@ -211,14 +217,15 @@ export class Recorder {
   }
 
   /**
-   * The computer is ending, its screen still there. A computer that ended before its screencast
-   * sent any frame (one that lived a moment on a loaded machine) gets its last screen as the
-   * video's one frame, so every recording shows what it ended on.
+   * The computer is ending, its screen still there. Every recording shows what it ended on: a
+   * computer that ended before its screencast sent any frame (one that lived a moment on a
+   * loaded machine), or right after an action whose outcome the capture had yet to take (it
+   * keeps out of actions' way), gets its last screen as the video's last frame.
    */
   async closing(session: Pick<ComputerSession, 'id' | 'operator'>): Promise<void> {
     const active = this.active.get(session.id);
     const video = active && (await active.video);
-    if (!video || video.frames > 0) return;
+    if (!video || (video.frames > 0 && active.framedAt >= active.actedAt)) return;
     let timer: NodeJS.Timeout | undefined;
     const shot = await Promise.race([
       session.operator.screenshot().catch(() => undefined),
@@ -239,6 +246,7 @@ export class Recorder {
   readonly tap = (event: ComputerEvent): void => {
     const active = this.active.get(event.computer_id);
     if (!active) return;
+    if (event.type === 'action_response') active.actedAt = Date.now();
     if (event.type === 'action_request') {
       active.chapters.push({
         at: Date.parse(event.timestamp),

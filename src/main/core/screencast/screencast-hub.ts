@@ -198,13 +198,15 @@ export class ScreencastHub {
 /**
  * What to capture for these viewers: what the people among them ask for (the most of it), or,
  * with only passive viewers left, what those ask for. A recorder thus records what people see
- * while they watch and never makes a person's frames larger than they asked.
+ * while they watch and never makes a person's frames larger than they asked; alone, it lets the
+ * capture keep out of actions' way.
  */
 function optionsOf(all: Viewer[]): CaptureOptions {
   const people = all.filter((viewer) => !viewer.passive);
   const viewers = people.length > 0 ? people : all;
   const widths = viewers.map((viewer) => viewer.maxWidth);
   return {
+    betweenActions: people.length === 0,
     fps: Math.max(...viewers.map((viewer) => viewer.fps)),
     quality: Math.max(...viewers.map((viewer) => viewer.quality)),
     maxWidth: widths.some((width) => width === undefined)
@@ -214,5 +216,10 @@ function optionsOf(all: Viewer[]): CaptureOptions {
 }
 
 function sameOptions(a: CaptureOptions, b: CaptureOptions): boolean {
-  return a.fps === b.fps && a.quality === b.quality && a.maxWidth === b.maxWidth;
+  return (
+    a.fps === b.fps &&
+    a.quality === b.quality &&
+    a.maxWidth === b.maxWidth &&
+    a.betweenActions === b.betweenActions
+  );
 }

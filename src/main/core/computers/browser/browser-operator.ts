@@ -13,6 +13,7 @@ import {
   type Screenshot,
   type TabbedOperator,
 } from '../operator.js';
+import { Activity } from '../activity.js';
 import type { RecordingSink } from '../drivers/driver.js';
 import { BrowserRecording } from './browser-recording.js';
 import { startBrowserCapture } from './browser-screencast.js';
@@ -82,6 +83,8 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
   private readonly tabs: BrowserTabs;
   private readonly cdpSessions = new WeakMap<Page, Promise<CDPSession>>();
   private readonly recording: BrowserRecording | undefined;
+  /** Actions and screenshots under way: a recorder's capture keeps out of their way. */
+  private readonly activity = new Activity();
   private closing = false;
 
   constructor(
@@ -120,7 +123,15 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     return this.options.contextOptions.viewport ?? { width: 1280, height: 720 };
   }
 
-  async perform({ action, tabId, signal }: RequestOf<BrowserActionName>): Promise<ActionOutcome> {
+  perform(request: RequestOf<BrowserActionName>): Promise<ActionOutcome> {
+    return this.activity.around(() => this.performNow(request));
+  }
+
+  private async performNow({
+    action,
+    tabId,
+    signal,
+  }: RequestOf<BrowserActionName>): Promise<ActionOutcome> {
     if (isTabAction(action)) return this.performTabAction(action, signal);
     const { id, page } = this.tabs.page(tabId);
     try {
@@ -307,13 +318,15 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
       const id = this.tabs.mainId;
       return id === undefined ? undefined : { tabId: id, page: this.tabs.page(id).page };
     };
-    return startBrowserCapture(() => this.context, mainTab, options, onFrame);
+    return startBrowserCapture(() => this.context, mainTab, options, onFrame, this.activity);
   }
 
-  async screenshot(tabId?: string): Promise<Screenshot> {
-    const { id, page } = this.tabs.page(tabId);
-    const png = await page.screenshot({ type: 'png', scale: 'css' });
-    return { png, ...pngSize(png), tabId: id };
+  screenshot(tabId?: string): Promise<Screenshot> {
+    return this.activity.around(async () => {
+      const { id, page } = this.tabs.page(tabId);
+      const png = await page.screenshot({ type: 'png', scale: 'css' });
+      return { png, ...pngSize(png), tabId: id };
+    });
   }
 
   pageContext(tab: { executed?: string; requested?: string }): Promise<PageContext | undefined> {

@@ -20,6 +20,7 @@ import type { WorkerButton } from './desktop-protocol.js';
 import { nutKeys } from '../../keyboard/nut-keymap.js';
 import { UnicodeKeymap } from './unicode-keymap.js';
 import type { WorkerClient } from './worker-client.js';
+import { Activity, keepOutOfActions } from '../activity.js';
 import { sandboxDisplayEnv, type XDisplay } from './x-display.js';
 import type { ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 
@@ -81,6 +82,8 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
   private closing = false;
 
   private readonly unicode = new UnicodeKeymap((command, args) => this.x11(command, args));
+  /** Actions and screenshots under way: a recorder's grabs keep out of their way. */
+  private readonly activity = new Activity();
   private readonly browser: DesktopBrowser;
 
   constructor(private readonly options: DesktopOptions) {
@@ -113,7 +116,15 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
     this.options.sandbox?.onExit(crash);
   }
 
-  async perform({ action, tabId, signal }: RequestOf<DesktopActionName>): Promise<ActionOutcome> {
+  perform(request: RequestOf<DesktopActionName>): Promise<ActionOutcome> {
+    return this.activity.around(() => this.performNow(request));
+  }
+
+  private async performNow({
+    action,
+    tabId,
+    signal,
+  }: RequestOf<DesktopActionName>): Promise<ActionOutcome> {
     const { worker } = this.options;
     switch (action.type) {
       case 'click':
@@ -239,13 +250,20 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
     );
   }
 
-  async screenshot(): Promise<Screenshot> {
-    const shot = await this.options.worker.request({ op: 'screenshot' });
-    // Structured clone delivers a Uint8Array; wrap it without copying.
-    return { ...shot, png: Buffer.from(shot.png.buffer, shot.png.byteOffset, shot.png.byteLength) };
+  screenshot(): Promise<Screenshot> {
+    return this.activity.around(async () => {
+      const shot = await this.options.worker.request({ op: 'screenshot' });
+      // Structured clone delivers a Uint8Array; wrap it without copying.
+      const { buffer, byteOffset, byteLength } = shot.png;
+      return { ...shot, png: Buffer.from(buffer, byteOffset, byteLength) };
+    });
   }
 
-  /** Grabs the display at the requested rate while someone watches; sends the pointer when it moves. */
+  /**
+   * Grabs the display at the requested rate while someone watches; sends the pointer when it
+   * moves. For the recorder alone (options.betweenActions), grabs wait while actions run: they
+   * share the worker with the typing and clicking.
+   */
   startCapture(
     options: CaptureOptions,
     onFrame: FrameSink,
@@ -255,8 +273,19 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
     let first = true;
     let lastCursor = '';
     const interval = 1000 / options.fps;
+    let paused = false;
+    let resume: (() => void) | undefined;
+    const unsubscribe = options.betweenActions
+      ? keepOutOfActions(this.activity, (run) => {
+          paused = !run;
+          if (run) resume?.();
+        })
+      : () => {};
     const loop = (async () => {
       while (running) {
+        if (paused) await new Promise<void>((resolve) => (resume = resolve));
+        resume = undefined;
+        if (!running) break;
         const started = Date.now();
         try {
           const frame = await this.options.worker.request({
@@ -290,6 +319,8 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
     })();
     return Promise.resolve(async () => {
       running = false;
+      unsubscribe();
+      resume?.();
       await loop;
     });
   }
