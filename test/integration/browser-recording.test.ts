@@ -86,6 +86,8 @@ type Recorded = {
   dir: string;
   consoled: Parameters<RecordingSink['console']>[0][];
   operator: BrowserOperator;
+  /** Ends the computer and waits for what its recording writes after (trace.zip). */
+  end: () => Promise<void>;
 };
 
 /** A recorded browser computer started the way the registry starts one. */
@@ -95,6 +97,7 @@ async function recordedComputer(
 ): Promise<Recorded> {
   const dir = mkdtempSync(join(root, 'recording-'));
   const consoled: Recorded['consoled'] = [];
+  const later: Promise<void>[] = [];
   const driver = new BrowserDriver({
     browsers: host,
     environments: new EnvironmentStore(join(root, 'environments')),
@@ -108,14 +111,23 @@ async function recordedComputer(
     sandboxed: false,
     network: true,
     terminal: false,
-    recording: { dir, scrub, console: (entry) => consoled.push(entry) },
+    recording: {
+      dir,
+      scrub,
+      console: (entry) => consoled.push(entry),
+      finishLater: (work) => later.push(work),
+    },
     maxTabs: () => 20,
     report: () => {},
     onCrash: () => {},
   });
   const operator = started.operator as BrowserOperator;
   operators.push(operator);
-  return { dir, consoled, operator };
+  const end = async () => {
+    await operator.close();
+    await Promise.all(later);
+  };
+  return { dir, consoled, operator, end };
 }
 
 async function perform(operator: BrowserOperator, action: Record<string, unknown>) {
@@ -334,11 +346,11 @@ describe('a recorded browser computer', () => {
   });
 
   it('leaves a Playwright trace of its actions when it closes', async () => {
-    const { dir, operator } = await recordedComputer();
+    const { dir, operator, end } = await recordedComputer();
     await perform(operator, { type: 'navigate', url: `${base}/page.html` });
     await perform(operator, { type: 'click', at: { x: 100, y: 100 }, button: 'left', count: 1 });
     await perform(operator, { type: 'type', text: 'typed' });
-    await operator.close();
+    await end();
 
     const entries = await unzip(join(dir, 'trace.zip'));
     expect([...entries.keys()].sort()).toEqual(['trace.network', 'trace.trace']);
@@ -352,11 +364,11 @@ describe('a recorded browser computer', () => {
   });
 
   it('keeps recording across change_proxy: both contexts in the trace, requests of both in the HAR', async () => {
-    const { dir, operator } = await recordedComputer();
+    const { dir, operator, end } = await recordedComputer();
     await perform(operator, { type: 'navigate', url: `${base}/page.html` });
     await perform(operator, { type: 'change_proxy', proxyUrl: settings.proxy.advanced_proxy_url });
     await perform(operator, { type: 'navigate', url: `${base}/missing?after=proxy` });
-    await operator.close();
+    await end();
 
     const traced = tracedCalls(await unzip(join(dir, 'trace.zip')));
     expect(traced).toHaveLength(2);
@@ -382,10 +394,10 @@ describe('a recorded browser computer', () => {
   });
 
   it('writes a HAR document from a log a kill cut in the middle of a line', async () => {
-    const { dir, operator } = await recordedComputer();
+    const { dir, operator, end } = await recordedComputer();
     await perform(operator, { type: 'navigate', url: `${base}/page.html` });
     await vi.waitFor(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
-    await operator.close();
+    await end();
     await appendFile(join(dir, HAR_LOG), '{"startedDateTime":"2026-01-01T00:00:00.000Z","requ');
 
     const { har } = await harDocument(dir);
@@ -430,7 +442,7 @@ describe('after Benchtop was killed', () => {
       const { operator } = await driver.prepare({ kind: 'browser' }).start({
         id: 'killed', org: 'local', workspace: dir, privateDir: dir, sandboxed: false, network: true,
         terminal: false, maxTabs: () => 20, report: () => {}, onCrash: () => {},
-        recording: { dir, scrub: (text) => text, console: () => {} },
+        recording: { dir, scrub: (text) => text, console: () => {}, finishLater: () => {} },
       });
       const act = (action) => operator.perform({ action, requestId: 'r', includeContext: false });
       await act({ type: 'navigate', url: ${JSON.stringify(`${base}/page.html`)} });

@@ -111,10 +111,13 @@ describe('a browser computer is recorded from creation to its end', () => {
 
   it('the video shows what each action did, up to the last one right before the end', async () => {
     const { id: painted } = (await server.request('POST', '/computers', {})).body;
+    // The screen is captured once it has been free of actions for a moment: each action's
+    // outcome, except the last one's, stays long enough to be.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 600));
     await act(painted, { type: 'navigate', url: `${fixtures.url}/colors.html` });
+    await settle();
     await act(painted, { type: 'click', x: 300, y: 300 });
-    // Long enough for a screen free of actions to be captured.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await settle();
     await act(painted, { type: 'keypress', keys: ['b'] });
     await server.request('DELETE', `/computers/${painted}`);
     const video = await download(`/computers/${painted}/recording/video`);

@@ -73,7 +73,10 @@ export async function createCore(options: CoreOptions) {
   // Its launch options and warm pool are restart keys: the snapshot at start is theirs for good.
   // Tracing of recorded browsers writes under traces/ as it goes: a killed run's traces are
   // completed from there at the next start.
-  const browsers = new BrowserHost(settings().browser, { tracesDir: join(dataDir, 'traces') });
+  const browsers = new BrowserHost(settings().browser, {
+    tracesDir: join(dataDir, 'traces'),
+    prepareNetwork: () => settings().recording.enabled,
+  });
   const events = new ComputerEvents();
   const policy = new OrganizationPolicy(settings, join(dataDir, 'computers'));
   await policy.init();

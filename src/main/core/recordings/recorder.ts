@@ -71,6 +71,8 @@ type Active = {
   /** When the video last got a frame, and when an action last ended. */
   framedAt: number;
   actedAt: number;
+  /** What the driver still writes after the end (RecordingSink.finishLater). */
+  later: Promise<void>[];
 };
 
 /**
@@ -151,6 +153,7 @@ export class Recorder {
       lastAt: startedAt,
       framedAt: 0,
       actedAt: 0,
+      later: [],
       video: VideoTrack.open(dir, { startedAt, ffmpeg: this.ffmpeg }).catch((error: unknown) => {
         this.deps.log?.(`recording ${computer.id}: no video (${String(error)})`);
         return undefined;
@@ -160,6 +163,7 @@ export class Recorder {
     return {
       dir,
       scrub: (text) => this.deps.scrubber.scrub(text),
+      finishLater: (work) => active.later.push(work),
       console: (entry) =>
         this.write(active, {
           type: 'console',
@@ -345,6 +349,7 @@ export class Recorder {
     this.deps.store.finish(computerId, endedAt, reason, await sizeOf(active.dir));
     const finished = (async () => {
       await (await active.video)?.settled();
+      await Promise.allSettled(active.later);
       await this.scrubTrace(computerId, active.dir);
       this.deps.store.setSize(computerId, await sizeOf(active.dir));
     })().finally(() => {

@@ -15,11 +15,13 @@ import {
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
+  type CDPSession,
   type Page,
 } from 'playwright-core';
 import { unavailable } from '../../errors.js';
 import { PRIVATE_DIR } from '../../store/private-files.js';
 import { findChromium, INSTALL_HINT } from './find-chromium.js';
+import { openNetworkSession } from './page-network.js';
 
 export type BrowserSettings = {
   executable_path: string | null;
@@ -36,7 +38,26 @@ export const LAUNCH_ARGS = [
   '--disable-sync',
 ];
 
-export type FreshContext = { context: BrowserContext; page: Page };
+export type FreshContext = {
+  context: BrowserContext;
+  page: Page;
+  /**
+   * A DevTools session on the page with the Network domain on, made while the context waited in
+   * the pool (see BrowserHostOptions.prepareNetwork); whoever does not use it detaches it.
+   */
+  network?: CDPSession;
+};
+
+export type BrowserHostOptions = {
+  /** Where Playwright's tracing of recorded computers writes as it goes (a temporary folder when not given). */
+  tracesDir?: string;
+  /**
+   * Whether computers are recorded unless asked not to (settings, read at each refill): the pool
+   * then also opens its pages' network sessions for their HAR, which took a recorded create
+   * from 5 to 60 ms.
+   */
+  prepareNetwork?: () => boolean;
+};
 
 /** What decides whether Chromium can use its own sandbox. */
 export type SandboxFacts = {
@@ -166,13 +187,9 @@ export class BrowserHost {
   private sandboxDecision: SandboxDecision | undefined;
   private traces: { dir: string; temporary: boolean } | undefined;
 
-  /**
-   * `tracesDir`: where Playwright's tracing of recorded computers writes as it goes (kept across
-   * a kill, so the next start can make their traces); a temporary folder when not given.
-   */
   constructor(
     private readonly settings: BrowserSettings,
-    private readonly options: { tracesDir?: string } = {},
+    private readonly options: BrowserHostOptions = {},
   ) {}
 
   /** The browser's tracesDir (made on first need). */
@@ -286,6 +303,11 @@ export class BrowserHost {
     this.filling = (async () => {
       while (!this.closed && this.ready.length < this.settings.warm_pool) {
         const fresh = await this.newContext({ viewport: POOL_VIEWPORT, deviceScaleFactor: 1 });
+        if (this.options.prepareNetwork?.()) {
+          fresh.network = await openNetworkSession(fresh.context, fresh.page).catch(
+            () => undefined,
+          );
+        }
         if (this.closed) await fresh.context.close().catch(() => {});
         else this.ready.push(fresh);
       }

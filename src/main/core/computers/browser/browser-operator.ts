@@ -15,7 +15,7 @@ import {
 } from '../operator.js';
 import { Activity } from '../activity.js';
 import type { RecordingSink } from '../drivers/driver.js';
-import { BrowserRecording } from './browser-recording.js';
+import { BrowserRecording, type OpenedSession } from './browser-recording.js';
 import { startBrowserCapture } from './browser-screencast.js';
 import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
 import {
@@ -85,6 +85,8 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
   private readonly recording: BrowserRecording | undefined;
   /** Actions and screenshots under way: a recorder's capture keeps out of their way. */
   private readonly activity = new Activity();
+  /** The first page's network session, opened in the warm pool, until the recording takes it. */
+  private opened: OpenedSession | undefined;
   private closing = false;
 
   constructor(
@@ -104,12 +106,17 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
         tracesDir: options.host.tracesDir,
         tabIdOf: (page) => this.tabs.all().find((tab) => tab.page === page)?.id,
       });
+      if (fresh.network) this.opened = { page: fresh.page, session: fresh.network };
+    } else {
+      fresh.network?.detach().catch(() => {});
     }
   }
 
   /** Starts recording what the computer does, when it is recorded (never fails the computer). */
   async startRecording(): Promise<void> {
-    await this.recording?.follow(this.context);
+    const opened = this.opened;
+    this.opened = undefined;
+    await this.recording?.follow(this.context, opened);
   }
 
   private adopt(context: BrowserContext): void {

@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, ConsoleMessage, Page, WebError } from 'playwright-core';
+import type { BrowserContext, CDPSession, ConsoleMessage, Page, WebError } from 'playwright-core';
 import { PRIVATE_FILE } from '../../store/private-files.js';
 import type { RecordingSink } from '../drivers/driver.js';
 import { BrowserTrace } from './browser-trace.js';
@@ -41,10 +41,13 @@ export class BrowserRecording {
     this.trace = new BrowserTrace(sink.dir, options.tracesDir);
   }
 
-  /** Records a context from now on: the computer's first, or the one change_proxy built. */
-  async follow(context: BrowserContext): Promise<void> {
+  /**
+   * Records a context from now on: the computer's first, or the one change_proxy built. `opened`:
+   * a page's network session made ahead (the warm pool's).
+   */
+  async follow(context: BrowserContext, opened?: OpenedSession): Promise<void> {
     await this.leave();
-    const followed = new FollowedContext(context, {
+    const followed = new FollowedContext(context, opened, {
       write: this.writeEntry,
       tabIdOf: this.options.tabIdOf,
       console: (message) => this.console(message),
@@ -59,14 +62,19 @@ export class BrowserRecording {
     await this.followed?.watch(page);
   }
 
-  /** Ends the recording (before the context closes): the HAR is flushed, trace.zip written. */
+  /**
+   * Ends the recording (before the context closes): the HAR is flushed; trace.zip is written
+   * after (the sink's finishLater), so the computer's end does not wait for it.
+   */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       await this.leave();
       await new Promise<void>((resolve) => this.har.end(resolve));
-      await this.trace.write().catch(() => {
-        // No trace.zip then; the parts stay for recoverTrace.
-      });
+      this.sink.finishLater(
+        this.trace.write().catch(() => {
+          // No trace.zip then; the parts stay for recoverTrace.
+        }),
+      );
     })();
     return this.stopped;
   }
@@ -109,6 +117,9 @@ export class BrowserRecording {
   }
 }
 
+/** A page's network session made before the page was handed out (openNetworkSession). */
+export type OpenedSession = { page: Page; session: CDPSession };
+
 type FollowedDeps = {
   write: (entry: HarEntry) => void;
   tabIdOf: (page: Page) => string | undefined;
@@ -126,6 +137,7 @@ class FollowedContext {
 
   constructor(
     readonly context: BrowserContext,
+    private opened: OpenedSession | undefined,
     private readonly deps: FollowedDeps,
   ) {
     this.opening = new OpeningTabs(context, {
@@ -147,12 +159,19 @@ class FollowedContext {
   readonly watch = (page: Page): Promise<PageNetwork | undefined> => {
     const known = this.networks.get(page);
     if (known) return known;
-    const network = PageNetwork.watch(this.context, page, {
-      write: this.deps.write,
-      pageref: pageref(page, this.deps.tabIdOf),
-      onWindowOpen: () => this.opening.expect(),
-      tracking: this.tracking,
-    }).then((watched) => {
+    const opened = this.opened?.page === page ? this.opened.session : undefined;
+    this.opened = undefined;
+    const network = PageNetwork.watch(
+      this.context,
+      page,
+      {
+        write: this.deps.write,
+        pageref: pageref(page, this.deps.tabIdOf),
+        onWindowOpen: () => this.opening.expect(),
+        tracking: this.tracking,
+      },
+      opened,
+    ).then((watched) => {
       if (watched && this.networks.get(page) === network) {
         watched.track(this.tracking);
         this.listening.set(page, watched);

@@ -106,25 +106,22 @@ export class PageNetwork {
     });
   }
 
-  /** Starts following a page's requests; undefined when the page went away meanwhile. */
+  /**
+   * Starts following a page's requests; undefined when the page went away meanwhile. `opened`:
+   * the page's session from openNetworkSession, made before anything loaded in it (a page of
+   * the warm pool).
+   */
   static async watch(
     context: BrowserContext,
     page: Page,
     options: PageNetworkOptions & { tracking: boolean },
+    opened?: CDPSession,
   ): Promise<PageNetwork | undefined> {
     try {
-      const session = await context.newCDPSession(page);
+      const session = opened ?? (await context.newCDPSession(page));
       const network = new PageNetwork(session, options);
       network.track(options.tracking);
-      await Promise.all([
-        session.send('Network.enable', {
-          // Nothing is kept for this session to read back: it never asks for bodies.
-          maxTotalBufferSize: 0,
-          maxResourceBufferSize: 0,
-          maxPostDataSize: POST_DATA_CAP,
-        }),
-        session.send('Page.enable'),
-      ]);
+      if (!opened) await enable(session);
       return network;
     } catch {
       return undefined;
@@ -148,9 +145,13 @@ export class PageNetwork {
   }
 
   /** Writes the requests still open as incomplete entries and stops following the page. */
-  async stop(): Promise<void> {
+  /**
+   * Writes the requests still open as incomplete and lets the session go (not waited for: the
+   * context it belongs to is closed next, which ends it all the same).
+   */
+  stop(): void {
     for (const id of [...this.chains.keys()]) this.end(id, { kind: 'incomplete' });
-    await this.session.detach().catch(() => {
+    this.session.detach().catch(() => {
       // The page closed: the session went with it.
     });
   }
@@ -196,4 +197,23 @@ function startKey(url: string, startMs: number): string {
 function joined(entries: Array<{ bytes?: string }> | undefined): string | undefined {
   if (!entries?.length) return undefined;
   return Buffer.concat(entries.map((entry) => Buffer.from(entry.bytes ?? '', 'base64'))).toString();
+}
+
+/** A page's session with what PageNetwork listens to switched on. */
+export async function openNetworkSession(context: BrowserContext, page: Page): Promise<CDPSession> {
+  const session = await context.newCDPSession(page);
+  await enable(session);
+  return session;
+}
+
+async function enable(session: CDPSession): Promise<void> {
+  await Promise.all([
+    session.send('Network.enable', {
+      // Nothing is kept for this session to read back: it never asks for bodies.
+      maxTotalBufferSize: 0,
+      maxResourceBufferSize: 0,
+      maxPostDataSize: POST_DATA_CAP,
+    }),
+    session.send('Page.enable'),
+  ]);
 }

@@ -28,6 +28,11 @@ export type RecordingSink = {
     url: string | null;
     tabId: string | null;
   }) => void;
+  /**
+   * Work on the recording's files that goes on after the computer ended (its trace being
+   * zipped): the recording reads complete once it is done, and the computer's end does not wait.
+   */
+  finishLater: (work: Promise<void>) => void;
 };
 
 /** What the registry hands a driver to start one computer. */
