@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser } from 'playwright-core';
+import type { FrameEvent } from '../../src/main/core/screencast/screencast-hub.js';
 import { SseReader } from '../../test/helpers/sse.js';
 import { VIEWPORT, type Bench } from '../bench.js';
 import { ownTicks } from '../proc.js';
@@ -10,6 +11,20 @@ import { round } from '../stats.js';
 async function countFrames(readers: SseReader[], ms: number): Promise<number[]> {
   const events = await Promise.all(readers.map((reader) => reader.collect(ms)));
   return events.map((list) => list.filter((event) => event.event === undefined).length);
+}
+
+/** The frames (data events with image_data) a client receives in `ms`, with their timestamps. */
+async function framesIn(reader: SseReader, ms: number): Promise<number[]> {
+  const events = await reader.collect(ms);
+  return events
+    .filter((event) => event.event === undefined)
+    .map((event) => Date.parse((event.data as FrameEvent).metadata.timestamp));
+}
+
+/** Frames per second between the first and the last of these frame times. */
+function frameRate(times: number[]): number {
+  if (times.length < 2) return 0;
+  return (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000);
 }
 
 /**
@@ -30,20 +45,23 @@ export async function benchScreencast(bench: Bench): Promise<void> {
   try {
     const one = await open();
     await one.next();
-    const [apiFrames] = await countFrames([one], 3000);
+    const apiFrames = await framesIn(one, 3000);
+    const apiFps = frameRate(apiFrames);
     const rawFps = await rawScreencastFps(browser, `${fixtures.url}/animated.html`);
     report.add({
       name: 'screencast fps, one client, animated 1280×720',
       api_p50_ms: null,
       raw_p50_ms: null,
-      api_value: round(apiFrames! / 3),
+      api_value: round(apiFps),
       raw_value: round(rawFps),
-      ratio: round(apiFrames! / 3 / rawFps),
-      target: 'api ≥ 30 frames/s (raw = CDP screencast)',
-      pass: apiFrames! / 3 >= 30,
-      samples: apiFrames!,
+      ratio: round(apiFps / rawFps),
+      // The client asks for 30/s: a count over a fixed 3 s window says 89 or 90 by where the
+      // window falls, so the rate is taken between the first and last frame's timestamps.
+      target: 'api ≥ 29.5 frames/s, asking for 30 (raw = CDP screencast, uncapped)',
+      pass: apiFps >= 29.5,
+      samples: apiFrames.length,
     });
-    progress(`screencast fps: api ${round(apiFrames! / 3)}, raw ${round(rawFps)}`);
+    progress(`screencast fps: api ${round(apiFps)}, raw ${round(rawFps)}`);
 
     const cpuOf = async (readers: SseReader[]) => {
       const before = ownTicks();
