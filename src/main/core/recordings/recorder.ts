@@ -73,6 +73,8 @@ type Active = {
   actedAt: number;
   /** What the driver still writes after the end (RecordingSink.finishLater). */
   later: Promise<void>[];
+  /** Events not yet written (see write). */
+  queued: RecordedEvent[];
 };
 
 /**
@@ -154,6 +156,7 @@ export class Recorder {
       framedAt: 0,
       actedAt: 0,
       later: [],
+      queued: [],
       video: VideoTrack.open(dir, { startedAt, ffmpeg: this.ffmpeg }).catch((error: unknown) => {
         this.deps.log?.(`recording ${computer.id}: no video (${String(error)})`);
         return undefined;
@@ -183,6 +186,7 @@ export class Recorder {
     this.active.delete(computerId);
     this.deps.store.remove(computerId);
     if (!active) return;
+    this.flush(active);
     await new Promise<void>((resolve) => active.events.end(resolve));
     await rm(active.dir, { recursive: true, force: true });
   }
@@ -344,6 +348,7 @@ export class Recorder {
       timestamp: new Date(endedAt).toISOString(),
       reason,
     });
+    this.flush(active);
     await new Promise<void>((resolve) => active.events.end(resolve));
     this.active.delete(computerId);
     this.deps.store.finish(computerId, endedAt, reason, await sizeOf(active.dir));
@@ -562,9 +567,22 @@ export class Recorder {
     return files;
   }
 
+  /**
+   * Queues an event for the events file, written (serialized, scrubbed) right after the current
+   * turn: an action's answer does not wait for its events to be recorded (an html action's event
+   * holds the whole page).
+   */
   private write(active: Active, entry: RecordedEvent): void {
     active.lastAt = Date.now();
-    active.events.write(`${this.deps.scrubber.scrub(JSON.stringify(entry))}\n`);
+    active.queued.push(entry);
+    if (active.queued.length === 1) setImmediate(() => this.flush(active));
+  }
+
+  private flush(active: Active): void {
+    if (active.queued.length === 0) return;
+    const lines = active.queued.map((entry) => `${JSON.stringify(entry)}\n`).join('');
+    active.queued = [];
+    active.events.write(this.deps.scrubber.scrub(lines));
   }
 
   private dirOf(computerId: string): string {
