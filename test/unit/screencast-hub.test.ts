@@ -221,6 +221,25 @@ describe('ScreencastHub', () => {
     expect(late.frames).toEqual([3]);
   });
 
+  it('gives a person who joins the recorder alone no frame until the live capture sends one', () => {
+    const computer = new FakeComputer('comp_a');
+    hub.watch(computer, {
+      fps: 5,
+      quality: 60,
+      passive: true,
+      onJpeg: () => {},
+      onCursor: () => {},
+    });
+    // Taken between actions: the screen may have changed since.
+    computer.capture.frame(3);
+    const person = viewer(10);
+    hub.watch(computer, person);
+    expect(person.frames).toEqual([]);
+    expect(computer.capture.options.betweenActions).toBe(false);
+    computer.capture.frame(4);
+    expect(person.frames).toEqual([4]);
+  });
+
   it('stops the capture with the last viewer, and sends nothing after', async () => {
     const computer = new FakeComputer('comp_a');
     const one = viewer(10);

@@ -80,17 +80,21 @@ export class ScreencastHub {
   watch(session: Watched, viewer: Viewer): () => void {
     const state: ViewerState = { viewer, nextAt: 0 };
     let capture = this.captures.get(session.id);
+    // A capture between actions (the recorder's alone) may not have the screen as it is now.
+    let stale = false;
     if (!capture) {
       capture = this.start(session, optionsOf([viewer]));
     } else {
+      stale = capture.options.betweenActions === true && !viewer.passive;
       const wanted = optionsOf([...[...capture.viewers].map((s) => s.viewer), viewer]);
       if (!sameOptions(wanted, capture.options)) this.restart(capture, wanted);
     }
     capture.viewers.add(state);
     // The newest frame at once, unless it is larger than this viewer takes (a capture for others
-    // that is about to restart at this viewer's size).
+    // that is about to restart at this viewer's size) or may be stale: the restarted capture's
+    // first frame, which comes at once, is the screen as it is.
     const last = capture.last;
-    if (last && (!viewer.maxWidth || last.frame.width <= viewer.maxWidth))
+    if (last && !stale && (!viewer.maxWidth || last.frame.width <= viewer.maxWidth))
       this.deliver(state, last);
     const current = capture;
     return () => {
