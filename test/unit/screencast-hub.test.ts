@@ -68,6 +68,11 @@ class FakeComputer implements Watched {
   }
 }
 
+/** A passive viewer like the flight recorder's (5 frames/s, quality 60), keeping nothing. */
+function recorder(onJpeg: Viewer['onJpeg'] = () => {}): Viewer {
+  return { fps: 5, quality: 60, passive: true, onJpeg, onCursor: () => {} };
+}
+
 /** A viewer that records the numbers of the frames it got. */
 function viewer(fps: number, options: Partial<Viewer> = {}) {
   const frames: number[] = [];
@@ -141,13 +146,10 @@ describe('ScreencastHub', () => {
   it('a passive viewer (the recorder) gets JPEG bytes, is not counted, and its frames are not use', () => {
     const computer = new FakeComputer('comp_a');
     const jpegs: number[] = [];
-    hub.watch(computer, {
-      fps: 5,
-      quality: 60,
-      passive: true,
-      onJpeg: (frame) => jpegs.push(frame.jpeg[0]!),
-      onCursor: () => {},
-    });
+    hub.watch(
+      computer,
+      recorder((frame) => jpegs.push(frame.jpeg[0]!)),
+    );
     expect(hub.viewers('comp_a')).toBe(0);
     expect(hub.capturing('comp_a')).toBe(true);
     computer.capture.frame(4);
@@ -161,13 +163,7 @@ describe('ScreencastHub', () => {
 
   it('captures what the people watching ask for, and only the passive viewer’s rate once they left', () => {
     const computer = new FakeComputer('comp_a');
-    hub.watch(computer, {
-      fps: 5,
-      quality: 60,
-      passive: true,
-      onJpeg: () => {},
-      onCursor: () => {},
-    });
+    hub.watch(computer, recorder());
     // The recorder alone: captured between actions, out of their way.
     const alone = { fps: 5, quality: 60, maxWidth: undefined, betweenActions: true };
     expect(computer.capture.options).toEqual(alone);
@@ -223,13 +219,7 @@ describe('ScreencastHub', () => {
 
   it('gives a person who joins the recorder alone no frame until the live capture sends one', () => {
     const computer = new FakeComputer('comp_a');
-    hub.watch(computer, {
-      fps: 5,
-      quality: 60,
-      passive: true,
-      onJpeg: () => {},
-      onCursor: () => {},
-    });
+    hub.watch(computer, recorder());
     // Taken between actions: the screen may have changed since.
     computer.capture.frame(3);
     const person = viewer(10);
