@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
 import { TerminationReason } from './computers.js';
+import { Approval } from './approvals.js';
+
+/** What approval_required says, on the computer's stream and a task's. */
+export const approvalFields = {
+  approval_id: z.string(),
+  task_id: z.string().nullable(),
+  action: Approval.shape.action,
+  policy_id: z.string(),
+  reason: z.string(),
+  url: z.string().nullable(),
+  target: Approval.shape.target,
+  screenshot_url: z.string().nullable(),
+};
 
 /** Events of GET /computers/{id}/events: each is one SSE event's JSON data. */
 const eventBase = { computer_id: z.string(), timestamp: Timestamp };
@@ -85,8 +98,31 @@ export const StatusEvent = z
   })
   .meta({ id: 'StatusEvent' });
 
+/** A policy held an action for a person (docs/API.md §14). */
+export const ApprovalRequiredEvent = z
+  .object({
+    type: z.literal('approval_required'),
+    ...eventBase,
+    ...approvalFields,
+  })
+  .meta({ id: 'ApprovalRequiredEvent' });
+
+export const ApprovalDecidedEvent = z
+  .object({
+    type: z.literal('approval_decided'),
+    ...eventBase,
+    approval_id: z.string(),
+    task_id: z.string().nullable(),
+    status: z.enum(['approved', 'denied', 'expired']),
+    note: z.string().nullable(),
+    status_reason: z.string().nullable(),
+  })
+  .meta({ id: 'ApprovalDecidedEvent' });
+
 export const ComputerEvent = z
   .discriminatedUnion('type', [
+    ApprovalRequiredEvent,
+    ApprovalDecidedEvent,
     ActionRequestEvent,
     ActionResponseEvent,
     ExecOutputEvent,
@@ -104,3 +140,5 @@ export type TabEvent = z.infer<typeof TabEvent>;
 export type TabRefusedEvent = z.infer<typeof TabRefusedEvent>;
 export type NavigationEvent = z.infer<typeof NavigationEvent>;
 export type StatusEvent = z.infer<typeof StatusEvent>;
+export type ApprovalRequiredEvent = z.infer<typeof ApprovalRequiredEvent>;
+export type ApprovalDecidedEvent = z.infer<typeof ApprovalDecidedEvent>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PolicyList } from './approvals.js';
 
 export const PROVIDER_KINDS = [
   'scripted',
@@ -149,6 +150,23 @@ const RecordingSettings = section('recording', {
   /** The ffmpeg that encodes videos; null: `ffmpeg` on PATH, else the one shipped with Benchtop. */
   ffmpeg_path: z.string().min(1).nullable().default(null),
 });
+const ApprovalSettings = section('approvals', {
+  /** Seconds a held action waits for a person; then the approval expires and nothing runs. */
+  timeout_seconds: z.number().positive().max(86_400).default(300),
+});
+const NotificationSettings = section('notifications', {
+  /** Each new item that waits for a person is POSTed here (JSON), signed with webhook_secret. */
+  webhook_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+  /** Key of the HMAC-SHA256 signature in x-benchtop-signature. */
+  webhook_secret: z.string().min(1).nullable().default(null),
+});
+/** US dollars per million tokens of a model, for usage.cost_usd and budgets. */
+export const ModelPrice = z.strictObject({
+  input_per_million: z.number().min(0),
+  output_per_million: z.number().min(0),
+  cached_input_per_million: z.number().min(0).optional(),
+});
+export type ModelPrice = z.infer<typeof ModelPrice>;
 const ModelSettings = section('models', {
   default: z.string().default('tzafon.northstar-cua-fast'),
   providers: z.record(z.string(), ModelConfig).default({
@@ -158,9 +176,12 @@ const ModelSettings = section('models', {
       api_key_env: 'LIGHTCONE_CLOUD_API_KEY',
     },
   }),
+  /** Prices by Benchtop model name; a model without one costs 0. */
+  prices: z.record(z.string(), ModelPrice).default({}),
 });
 
-const SECTIONS = 'server, browser, desktop, exec, organizations, limits, proxy, recording, models';
+const SECTIONS =
+  'server, browser, desktop, exec, organizations, limits, proxy, recording, models, policies, approvals, notifications';
 const topLevel = {
   error: (issue: z.core.$ZodRawIssue) =>
     issue.code === 'unrecognized_keys'
@@ -180,6 +201,9 @@ export const Settings = z.strictObject(
     proxy: ProxySettings.prefault({}),
     recording: RecordingSettings.prefault({}),
     models: ModelSettings.prefault({}),
+    policies: PolicyList.default([]),
+    approvals: ApprovalSettings.prefault({}),
+    notifications: NotificationSettings.prefault({}),
   },
   topLevel,
 );
@@ -206,6 +230,9 @@ export const SettingsPatch = z
       models: ModelSettings.extend({
         providers: z.record(z.string(), ModelConfig.partial()),
       }).partial(),
+      policies: PolicyList,
+      approvals: ApprovalSettings.partial(),
+      notifications: NotificationSettings.partial(),
     },
     topLevel,
   )

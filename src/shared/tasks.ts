@@ -1,6 +1,42 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
 import { OutputAction } from './responses.js';
+import { approvalFields } from './events.js';
+
+/** Why a task is paused (docs/API.md §14). */
+export const PAUSED_REASONS = ['user', 'takeover', 'approval', 'handoff', 'stalled', 'budget'] as const;
+export type PausedReason = (typeof PAUSED_REASONS)[number];
+
+export const STALL_KINDS = ['no_change', 'repeating', 'oscillating'] as const;
+export type StallKind = (typeof STALL_KINDS)[number];
+
+const budgetFields = {
+  max_duration_seconds: z
+    .number()
+    .positive()
+    .describe('Seconds the task may run (paused time does not count).'),
+  max_tokens: z.number().int().positive().describe('Input and output tokens of its model calls.'),
+  max_cost_usd: z.number().positive().describe('Dollars of its model calls, by models.prices.'),
+};
+export const BUDGET_NAMES = ['max_duration_seconds', 'max_tokens', 'max_cost_usd'] as const;
+export type BudgetName = (typeof BUDGET_NAMES)[number];
+
+/** Budgets a task pauses at; resume can raise them. */
+export const Budgets = z.strictObject({
+  max_duration_seconds: budgetFields.max_duration_seconds.optional(),
+  max_tokens: budgetFields.max_tokens.optional(),
+  max_cost_usd: budgetFields.max_cost_usd.optional(),
+});
+export type Budgets = z.infer<typeof Budgets>;
+
+export const TaskUsage = z
+  .object({
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    cost_usd: z.number(),
+  })
+  .meta({ id: 'TaskUsage' });
+export type TaskUsage = z.infer<typeof TaskUsage>;
 
 /** Agent tasks. */
 
@@ -40,6 +76,11 @@ export const StartTaskBody = z
       .describe(
         'false: the computer the task creates records nothing (default: recording.enabled).',
       ),
+    stall_detection: z
+      .boolean()
+      .default(true)
+      .describe('false: the task never pauses itself as stalled.'),
+    ...Budgets.shape,
   })
   .meta({ id: 'StartTask' });
 export type StartTaskBody = z.output<typeof StartTaskBody>;
@@ -64,9 +105,34 @@ export const Task = z
     updated_at: Timestamp,
     result: z.string().nullable().describe('The final answer or message, once completed.'),
     error: z.string().nullable().describe('Why the task failed, for a person to read.'),
+    paused_reason: z
+      .enum(PAUSED_REASONS)
+      .nullable()
+      .describe('Why it is paused; null unless status is paused.'),
+    usage: TaskUsage,
+    budgets: z.object({
+      max_duration_seconds: z.number().nullable(),
+      max_tokens: z.number().nullable(),
+      max_cost_usd: z.number().nullable(),
+    }),
   })
   .meta({ id: 'Task' });
 export type Task = z.infer<typeof Task>;
+
+/** What a task has before its first step; also fills rows stored before these fields existed. */
+export function unstartedTaskFields(
+  budgets: Budgets = {},
+): Pick<Task, 'paused_reason' | 'usage' | 'budgets'> {
+  return {
+    paused_reason: null,
+    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    budgets: {
+      max_duration_seconds: budgets.max_duration_seconds ?? null,
+      max_tokens: budgets.max_tokens ?? null,
+      max_cost_usd: budgets.max_cost_usd ?? null,
+    },
+  };
+}
 
 export const DEFAULT_TASK_LIST_LIMIT = 100;
 export const MAX_TASK_LIST_LIMIT = 1000;
@@ -96,6 +162,12 @@ export const TaskStatusAnswer = z.object({ status: z.enum(TASK_STATUSES) });
 export const TaskMessageBody = z.object({
   message: z.string().trim().min(1).max(100_000),
 });
+export const TaskResumeBody = z.object({
+  budgets: Budgets.optional().describe('Raise budgets the task reached (or any other).'),
+});
+export const TaskHandoffBody = z.object({
+  reason: z.string().trim().min(1).max(2000),
+});
 
 const base = { task_id: z.string(), step: z.number().int(), timestamp: Timestamp };
 
@@ -118,8 +190,36 @@ export const TaskEvent = z
       error_message: z.string().nullable(),
     }),
     z.object({ type: z.literal('user_message'), ...base, text: z.string() }),
-    z.object({ type: z.literal('paused'), ...base }),
+    z.object({ type: z.literal('paused'), ...base, reason: z.enum(PAUSED_REASONS).optional() }),
     z.object({ type: z.literal('resumed'), ...base }),
+    z.object({
+      type: z.literal('approval_required'),
+      ...base,
+      computer_id: z.string(),
+      ...approvalFields,
+    }),
+    z.object({
+      type: z.literal('approval_decided'),
+      ...base,
+      approval_id: z.string(),
+      status: z.enum(['approved', 'denied', 'expired']),
+      note: z.string().nullable(),
+      status_reason: z.string().nullable(),
+    }),
+    z.object({ type: z.literal('handoff_requested'), ...base, reason: z.string() }),
+    z.object({
+      type: z.literal('stalled'),
+      ...base,
+      reason: z.enum(STALL_KINDS),
+      detail: z.string(),
+    }),
+    z.object({
+      type: z.literal('budget_reached'),
+      ...base,
+      budget: z.enum(BUDGET_NAMES),
+      limit: z.number(),
+      used: z.number(),
+    }),
     z.object({ type: z.literal('completed'), ...base, result: z.string().nullable() }),
     z.object({ type: z.literal('failed'), ...base, error: z.string() }),
     z.object({ type: z.literal('cancelled'), ...base }),

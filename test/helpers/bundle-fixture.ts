@@ -14,7 +14,7 @@ import {
 } from '../../src/main/core/recordings/bundle/task-bundle.js';
 import type { OutputAction } from '../../src/shared/responses.js';
 import type { RecordedEvent, Recording } from '../../src/shared/recordings.js';
-import type { Task, TaskEvent } from '../../src/shared/tasks.js';
+import { unstartedTaskFields, type Task, type TaskEvent } from '../../src/shared/tasks.js';
 
 /** A provider key planted in the fixture: no byte of a bundle may hold it. */
 export const SECRET = 'sk-proj-Zq8vW3nR5tY7uI9oP1aS2dF4gH6jK';
@@ -122,6 +122,7 @@ export async function makeFixture(steps: number, missing?: number): Promise<Fixt
     updated_at: last,
     result: 'all done',
     error: null,
+    ...unstartedTaskFields(),
   };
   const recording: Recording = {
     computer_id: COMPUTER,

@@ -81,6 +81,10 @@ function describeEvent(event: ComputerEvent): string {
       return `exec_output ${event.request_id}`;
     case 'status':
       return `status ${event.status} ${event.termination_reason}`;
+    case 'approval_required':
+      return `approval_required ${event.policy_id} ${event.action.type}`;
+    case 'approval_decided':
+      return `approval_decided ${event.status}`;
   }
 }
 

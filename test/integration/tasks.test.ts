@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/main/core/store/database.js';
 import { TaskStore } from '../../src/main/core/store/task-store.js';
+import type { Task } from '../../src/shared/tasks.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { pageState } from '../helpers/page-state.js';
@@ -462,7 +463,8 @@ describe('durability', () => {
       updated_at: at,
       result: null,
       error: null,
-    });
+      // A row stored before paused_reason, usage and budgets existed: read with their defaults.
+    } as Task);
     store.append('task_crashed', 0, {
       type: 'started',
       task_id: 'task_crashed',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../src/shared/tasks.js';
+import { unstartedTaskFields, type Task } from '../../src/shared/tasks.js';
 import { drivingTask, drivingTasks, liveFirst } from '../../src/renderer/src/tasks/live-tasks.js';
 
 let made = 0;
@@ -18,6 +18,7 @@ function task(status: Task['status'], computer: string, minute: number): Task {
     updated_at: at,
     result: null,
     error: null,
+    ...unstartedTaskFields(),
   };
 }
 const ids = (tasks: Task[]) => tasks.map((t) => t.instruction);

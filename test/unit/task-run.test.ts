@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CreateResponseBody } from '../../src/shared/responses.js';
-import type { Task, TaskEvent } from '../../src/shared/tasks.js';
+import { unstartedTaskFields, type Task, type TaskEvent } from '../../src/shared/tasks.js';
 import { ActionRunner } from '../../src/main/core/actions/action-runner.js';
 import type { ActionOutcome, ActionRequest } from '../../src/main/core/computers/action.js';
 import { ComputerSession } from '../../src/main/core/computers/computer-session.js';
@@ -111,6 +111,7 @@ async function startTask(
     updated_at: at,
     result: null,
     error: null,
+    ...unstartedTaskFields(),
   };
   store.insert('local', task);
 

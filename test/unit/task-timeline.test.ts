@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Task, TaskEvent } from '../../src/shared/tasks.js';
+import { unstartedTaskFields, type Task, type TaskEvent } from '../../src/shared/tasks.js';
 import { describeModelAction as describeAction } from '../../src/shared/describe-action.js';
 import { screenshotsKept } from '../../src/renderer/src/tasks/screenshots-kept.js';
 import { groupSteps } from '../../src/renderer/src/tasks/task-timeline.js';
@@ -61,6 +61,7 @@ describe('screenshots of a task are asked for only while they can exist', () => 
     updated_at: updatedAt,
     result: null,
     error: null,
+    ...unstartedTaskFields(),
   });
   const now = Date.parse(at);
   const later = (minutes: number) => now + minutes * 60_000;

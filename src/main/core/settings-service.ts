@@ -97,6 +97,9 @@ export class SettingsService {
         if (isPlainObject(entry) && entry.api_key === MASKED_SECRET) delete entry.api_key;
       }
     }
+    if (isPlainObject(out.notifications) && out.notifications.webhook_secret === MASKED_SECRET) {
+      delete out.notifications.webhook_secret;
+    }
     // proxy is a live key: the running value is the one GET showed masked.
     const url = this.source.current().proxy.advanced_proxy_url;
     if (isPlainObject(out.proxy) && url && out.proxy.advanced_proxy_url === maskProxy(url)) {
@@ -182,6 +185,7 @@ function masked(settings: Settings): Settings {
   }
   const url = out.proxy.advanced_proxy_url;
   if (url) out.proxy.advanced_proxy_url = maskProxy(url);
+  if (out.notifications.webhook_secret) out.notifications.webhook_secret = MASKED_SECRET;
   return out;
 }
 

@@ -8,6 +8,7 @@ import { actionHandlers, tabHandlers } from './handlers/actions.handlers.js';
 import { adminHandlers } from './handlers/admin.handlers.js';
 import { computerHandlers } from './handlers/computers.handlers.js';
 import { recordingHandlers } from './handlers/recordings.handlers.js';
+import { approvalHandlers } from './handlers/approvals.handlers.js';
 import { responseHandlers } from './handlers/responses.handlers.js';
 import { streamHandlers } from './handlers/streams.handlers.js';
 import { taskHandlers } from './handlers/tasks.handlers.js';
@@ -53,6 +54,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
     ...responseHandlers(core),
     ...taskHandlers(core),
     ...recordingHandlers(core),
+    ...approvalHandlers(core),
   };
   const { publicRoutes, routes } = registerRoutes(handlers, {
     validateAnswers: options.validateAnswers ?? process.env.NODE_ENV === 'test',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** How a route answers on success. */
 export type Answer =

@@ -5,6 +5,7 @@ import { RESPONSE_ROUTES } from './responses.contract.js';
 import { EXEC_ROUTES, STREAM_ROUTES } from './streams.contract.js';
 import { RECORDING_ROUTES } from './recordings.contract.js';
 import { TASK_ROUTES } from './tasks.contract.js';
+import { APPROVAL_ROUTES } from './approvals.contract.js';
 import type { RouteDef } from './route.js';
 
 /**
@@ -21,6 +22,7 @@ export const ROUTES = {
   ...RESPONSE_ROUTES,
   ...TASK_ROUTES,
   ...RECORDING_ROUTES,
+  ...APPROVAL_ROUTES,
   ...KEY_ROUTES,
   ...SETTINGS_ROUTES,
 } as const satisfies Record<string, RouteDef>;

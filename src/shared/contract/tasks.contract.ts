@@ -5,14 +5,16 @@ import {
   Task,
   TaskEvent,
   TaskListQuery,
+  TaskHandoffBody,
   TaskMessageBody,
+  TaskResumeBody,
   TaskStatusAnswer,
 } from '../tasks.js';
 import { IdParams, json, route, sse } from './route.js';
 
 const tag = 'agent tasks';
 
-const control = <V extends 'pause' | 'resume' | 'cancel'>(verb: V, summary: string) =>
+const control = <V extends 'pause' | 'cancel'>(verb: V, summary: string) =>
   route({
     name: `tasks.${verb}`,
     method: 'post',
@@ -73,7 +75,28 @@ export const TASK_ROUTES = {
     'pause',
     'Pause before the next step; the computer is free for a person meanwhile',
   ),
-  'tasks.resume': control('resume', 'Continue a paused task from a fresh screenshot'),
+  'tasks.resume': route({
+    name: 'tasks.resume',
+    method: 'post',
+    path: '/agent/tasks/{id}/resume',
+    params: IdParams,
+    body: TaskResumeBody,
+    answer: json(TaskStatusAnswer),
+    summary:
+      'Continue a paused task from a fresh screenshot; `budgets` raises the ones it reached (Benchtop extension)',
+    tag,
+  }),
+  'tasks.handoff': route({
+    name: 'tasks.handoff',
+    method: 'post',
+    path: '/agent/tasks/{id}/handoff',
+    params: IdParams,
+    body: TaskHandoffBody,
+    answer: json(TaskStatusAnswer),
+    summary:
+      'Pause the task for a person, saying why; on resume the model is told what they did (Benchtop extension)',
+    tag,
+  }),
   'tasks.cancel': control('cancel', 'End a running or paused task (exit code 130)'),
   'tasks.message': route({
     name: 'tasks.message',

@@ -1,5 +1,5 @@
 import type { StartTaskBody, Task, TaskEvent, TaskStatus } from '../../../shared/tasks.js';
-import { EXIT_CODES } from '../../../shared/tasks.js';
+import { EXIT_CODES, unstartedTaskFields } from '../../../shared/tasks.js';
 import type { ComputerRegistry } from '../computers/computer-registry.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import { BenchtopError, invalidRequest, notFound } from '../errors.js';
@@ -55,6 +55,7 @@ export class TaskService {
       updated_at: at,
       result: null,
       error: null,
+      ...unstartedTaskFields(body),
     };
     try {
       this.deps.store.insert(org, task);

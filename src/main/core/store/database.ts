@@ -106,6 +106,17 @@ const MIGRATIONS = [
      PRIMARY KEY (computer_id, task_id)
    );
    CREATE INDEX recording_tasks_task ON recording_tasks (task_id);`,
+  `CREATE TABLE approvals (
+     id TEXT PRIMARY KEY,
+     org TEXT NOT NULL,
+     computer_id TEXT NOT NULL,
+     task_id TEXT,
+     status TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX approvals_org ON approvals (org, created_at);
+   CREATE INDEX approvals_pending ON approvals (status) WHERE status = 'pending';`,
 ];
 
 /**

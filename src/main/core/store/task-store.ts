@@ -1,4 +1,9 @@
-import type { Task, TaskEvent, TaskStatus } from '../../../shared/tasks.js';
+import {
+  unstartedTaskFields,
+  type Task,
+  type TaskEvent,
+  type TaskStatus,
+} from '../../../shared/tasks.js';
 import type { Db } from './database.js';
 import type { OrgStorage } from './org-storage.js';
 
@@ -51,7 +56,7 @@ export class TaskStore {
 
   get(org: string, id: string): Task | undefined {
     const row = this.statements.get.get(id, org) as { body: string } | undefined;
-    return row && (JSON.parse(row.body) as Task);
+    return row && (parseTask(row.body));
   }
 
   /** Newest first. */
@@ -62,13 +67,13 @@ export class TaskStore {
       statuses: filter.statuses ? JSON.stringify(filter.statuses) : null,
       limit: filter.limit ?? -1,
     }) as Array<{ body: string }>;
-    return rows.map((row) => JSON.parse(row.body) as Task);
+    return rows.map((row) => parseTask(row.body));
   }
 
   /** Tasks a previous run left running or paused: nothing drives them now. */
   unfinished(): Array<{ org: string; task: Task }> {
     return (this.statements.unfinished.all() as Array<{ org: string; body: string }>).map(
-      (row) => ({ org: row.org, task: JSON.parse(row.body) as Task }),
+      (row) => ({ org: row.org, task: parseTask(row.body) }),
     );
   }
 
@@ -86,4 +91,9 @@ export class TaskStore {
     const row = this.statements.lastSeq.get(taskId) as { seq: number | null };
     return (row.seq ?? -1) + 1;
   }
+}
+
+/** A stored task; one stored before paused_reason, usage and budgets existed gets their defaults. */
+function parseTask(body: string): Task {
+  return { ...unstartedTaskFields(), ...(JSON.parse(body) as Task) };
 }
