@@ -12,6 +12,8 @@ import {
   type TerminalStatus,
 } from '../../../shared/tasks.js';
 import type { ActionRunner } from '../actions/action-runner.js';
+import type { ApprovalTarget } from '../../../shared/approvals.js';
+import type { Settings } from '../config.js';
 import type { ActionRequest } from '../computers/action.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import { normalizeAction } from '../computers/normalize-action.js';
@@ -36,6 +38,22 @@ export type TaskRecorder = {
   }): Promise<void>;
 };
 
+/** An action about to run on a computer, with what was under its point (see ActionObserver). */
+export type ObservedAction = {
+  action: ActionRequest['action'];
+  /** The page's URL before it ran (browsers), else null. */
+  url: string | null;
+  /** The element under its point, or focused for typing (browsers), else null. */
+  target: ApprovalTarget | null;
+  source?: 'live_view';
+  taskId?: string;
+};
+/** Calls `listener` before each action that runs on the computer, until the returned stop is called. */
+export type ActionObserver = (
+  computerId: string,
+  listener: (seen: ObservedAction) => void,
+) => () => void;
+
 export type TaskDeps = {
   store: TaskStore;
   responses: ResponsesService;
@@ -43,6 +61,10 @@ export type TaskDeps = {
   events: ComputerEvents;
   screenshots: ScreenshotStore;
   recorder?: TaskRecorder;
+  /** Sees each action on the task's computer with its target (what a person did in a handoff). */
+  observe?: ActionObserver;
+  /** The settings as they are now (model prices for usage.cost_usd). */
+  settings?: () => Settings;
 };
 
 export type TaskOptions = {

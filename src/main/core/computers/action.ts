@@ -43,6 +43,8 @@ export type ActionRequest = {
   retried?: boolean;
   /** A person sent it from the window's live view. */
   source?: 'live_view';
+  /** The agent task that sent it (policies with task_only; its approvals name the task). */
+  taskId?: string;
 };
 
 /** What an operator reports for a successful action. */

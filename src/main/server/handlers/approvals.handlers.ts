@@ -9,8 +9,7 @@ type ApprovalRouteName =
   | 'approvals.get'
   | 'approvals.approve'
   | 'approvals.deny'
-  | 'attention.list'
-  | 'tasks.handoff';
+  | 'attention.list';
 
 // WIP on the base branch only: replaced by the real handlers before anything lands on main.
 const todo = () => {
@@ -25,5 +24,4 @@ export const approvalHandlers = (_core: Core): Pick<Handlers, ApprovalRouteName>
   'approvals.approve': todo,
   'approvals.deny': todo,
   'attention.list': todo,
-  'tasks.handoff': todo,
 });

@@ -12,7 +12,8 @@ type TaskRouteName =
   | 'tasks.pause'
   | 'tasks.resume'
   | 'tasks.cancel'
-  | 'tasks.message';
+  | 'tasks.message'
+  | 'tasks.handoff';
 
 export function taskHandlers(core: Core): Pick<Handlers, TaskRouteName> {
   /** Replays the task's events, follows it live and closes after the terminal event. */
@@ -53,5 +54,9 @@ export function taskHandlers(core: Core): Pick<Handlers, TaskRouteName> {
     'tasks.cancel': ({ params, principal }) => core.tasks.cancel(principal.org, params.id),
     'tasks.message': ({ body, params, principal }) =>
       core.tasks.message(principal.org, params.id, body.message),
+    // WIP on the base branch only.
+    'tasks.handoff': () => {
+      throw new Error('not built yet');
+    },
   };
 }
