@@ -130,6 +130,8 @@ async function startTask(
       temperature: undefined,
       screenshotMode: 'base64',
       ownsComputer: false,
+      // The fake computer shows the same pixel after every action.
+      stallDetection: false,
       endComputer: () => Promise.resolve(),
     },
   );
