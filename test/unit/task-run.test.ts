@@ -6,6 +6,7 @@ import type { CreateResponseBody } from '../../src/shared/responses.js';
 import { unstartedTaskFields, type Task, type TaskEvent } from '../../src/shared/tasks.js';
 import { ActionRunner } from '../../src/main/core/actions/action-runner.js';
 import type { ActionOutcome, ActionRequest } from '../../src/main/core/computers/action.js';
+import { ActionFailure } from '../../src/main/core/errors.js';
 import { ComputerSession } from '../../src/main/core/computers/computer-session.js';
 import { resolveSettings } from '../../src/main/core/config.js';
 import { ComputerEvents } from '../../src/main/core/events/computer-events.js';
@@ -30,6 +31,8 @@ type Harness = {
   /** The body of every model call, in order. */
   requests: CreateResponseBody[];
   events: TaskEvent[];
+  /** The fake computer's events (where the approval gate speaks). */
+  computerEvents: ComputerEvents;
   /** Resolves at the next event of this type (or at once if `count` of them came already). */
   event(type: TaskEvent['type'], count?: number): Promise<void>;
   done: Promise<void>;
@@ -130,6 +133,8 @@ async function startTask(
       temperature: undefined,
       screenshotMode: 'base64',
       ownsComputer: false,
+      // The fake computer shows the same pixel after every action.
+      stallDetection: false,
       endComputer: () => Promise.resolve(),
     },
   );
@@ -147,7 +152,7 @@ async function startTask(
       };
       check();
     });
-  return { run, operator, requests, events: seen, event, done: run.run() };
+  return { run, operator, requests, events: seen, computerEvents: events, event, done: run.run() };
 }
 
 /** What the model was told besides the screenshot: the texts of the user items of a call. */
@@ -293,6 +298,105 @@ describe('TaskRun', () => {
     expect(task.operator.calls.filter((call) => call.startsWith('perform'))).toEqual([
       'perform:click',
     ]);
+    expect(task.run.task.status).toBe('completed');
+  });
+});
+
+describe('TaskRun and a person deciding its actions', () => {
+  /** What the approval gate publishes on the computer's stream, for the task's action. */
+  const asked = (approvalId: string) =>
+    ({
+      type: 'approval_required',
+      approval_id: approvalId,
+      task_id: 'task_unit',
+      action: { type: 'type', text: 'hello' },
+      policy_id: 'ask-typing',
+      reason: 'typing needs a person',
+      url: null,
+      target: null,
+      screenshot_url: null,
+    }) as const;
+  const decided = (approvalId: string, status: 'approved' | 'denied', note: string | null) =>
+    ({
+      type: 'approval_decided',
+      approval_id: approvalId,
+      task_id: 'task_unit',
+      status,
+      note,
+      status_reason: null,
+    }) as const;
+  const typeHello = { type: 'computer_call', action: { type: 'type', text: 'hello' } };
+
+  it('pauses for the approval, goes on after it, and a denial is told and fails nothing', async () => {
+    const decision = gate();
+    let n = 0;
+    // Four denials in a row: more than the three failures that end a task.
+    const task: Harness = await startTask(
+      [...Array.from({ length: 4 }, () => ({ output: [typeHello] })), say('Gave up typing.')],
+      async (request) => {
+        const id = `appr_${++n}`;
+        task.computerEvents.publish('comp_fake', asked(id));
+        if (n === 1) await decision.held();
+        task.computerEvents.publish('comp_fake', decided(id, 'denied', 'not now'));
+        expect(request.taskId).toBe('task_unit');
+        throw new ActionFailure('denied: not now');
+      },
+    );
+    await decision.reached;
+    expect(task.run.task).toMatchObject({ status: 'paused', paused_reason: 'approval' });
+    expect(() => task.run.resume()).toThrow(/waits for approval appr_1/);
+    decision.open();
+    await task.done;
+
+    expect(task.run.task).toMatchObject({ status: 'completed', result: 'Gave up typing.' });
+    expect(told(task.requests[1]!)).toEqual([
+      'Your type action was denied by a person: not now. It was not performed, nor the remaining actions of that turn; find another way, or finish.',
+    ]);
+    const types = task.events.map((event) => event.type);
+    expect(types.slice(types.indexOf('action'), types.indexOf('action_result') + 1)).toEqual([
+      'action',
+      'approval_required',
+      'paused',
+      'approval_decided',
+      'resumed',
+      'action_result',
+    ]);
+    expect(task.events.find((event) => event.type === 'paused')).toMatchObject({
+      reason: 'approval',
+    });
+    expect(task.events.find((event) => event.type === 'approval_required')).toMatchObject({
+      computer_id: 'comp_fake',
+      approval_id: 'appr_1',
+      policy_id: 'ask-typing',
+    });
+  });
+
+  it('a denial by a policy (nobody asked) says so', async () => {
+    const task = await startTask([{ output: [typeHello] }, say('Ok.')], () =>
+      Promise.reject(new ActionFailure('denied: policy no-typing')),
+    );
+    await task.done;
+    expect(told(task.requests[1]!)[0]).toMatch(
+      /^Your type action was denied by a policy: policy no-typing\./,
+    );
+    expect(task.events.some((event) => event.type === 'paused')).toBe(false);
+  });
+
+  it('a task the user paused before the approval stays paused for them after it', async () => {
+    const held = gate();
+    const task: Harness = await startTask([{ output: [typeHello] }, say('Ok.')], async () => {
+      await held.held();
+      task.computerEvents.publish('comp_fake', asked('appr_9'));
+      task.computerEvents.publish('comp_fake', decided('appr_9', 'approved', null));
+      return { result: {}, executedTabId: 'tab_fake' };
+    });
+    await held.reached;
+    task.run.pause();
+    held.open();
+    await task.event('action_result');
+    expect(task.run.task).toMatchObject({ status: 'paused', paused_reason: 'user' });
+    task.run.resume();
+    await task.done;
     expect(task.run.task.status).toBe('completed');
   });
 });

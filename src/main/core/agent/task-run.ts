@@ -1,16 +1,19 @@
+import { createHash } from 'node:crypto';
 import type {
   CreateResponseBody,
-  InputItem,
   OutputAction,
   OutputItem,
   ResponseObject,
 } from '../../../shared/responses.js';
 import {
   EXIT_CODES,
+  type Budgets,
+  type PausedReason,
   type Task,
   type TaskEvent,
   type TerminalStatus,
 } from '../../../shared/tasks.js';
+import type { ApprovalDecidedEvent, ApprovalRequiredEvent } from '../../../shared/events.js';
 import type { ActionRunner } from '../actions/action-runner.js';
 import type { Settings } from '../config.js';
 import type { ActionRequest } from '../computers/action.js';
@@ -18,12 +21,26 @@ import type { ComputerSession } from '../computers/computer-session.js';
 import { normalizeAction } from '../computers/normalize-action.js';
 import type { ComputerAction } from '../../../shared/actions.js';
 import type { ComputerEvents } from '../events/computer-events.js';
+import { invalidRequest } from '../errors.js';
 import { now } from '../ids.js';
 import { asStorageError } from '../storage-errors.js';
 import type { ResponsesService } from '../models/responses-service.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import type { TaskStore } from '../store/task-store.js';
+import { watchPerson, type PersonLog } from './person-log.js';
+import { actionKey, StallDetector } from './stall-detector.js';
 import { toComputerAction } from './task-actions.js';
+import { raisedBudgets, reachedBudget, stillReachedMessage, TaskMeter } from './task-budgets.js';
+import {
+  handoffReason,
+  REQUEST_HUMAN,
+  isRefusal,
+  refusalNote,
+  RESUMED,
+  turnInput,
+  turnRequest,
+  type OpenCall,
+} from './task-turn.js';
 
 /** The flight recorder as a task sees it: it keeps every model call with the computer's recording. */
 export type TaskRecorder = {
@@ -61,6 +78,8 @@ export type TaskOptions = {
   screenshotMode: 'url' | 'base64';
   /** End the computer with the task (it was created for it and is not persistent). */
   ownsComputer: boolean;
+  /** Pause the task when it goes round in circles (StartTaskBody.stall_detection). */
+  stallDetection: boolean;
   endComputer: () => Promise<void>;
 };
 
@@ -72,22 +91,25 @@ export type Outcome =
 
 type Distribute<T> = T extends unknown ? Omit<T, 'task_id' | 'step' | 'timestamp'> : never;
 type EventInput = Distribute<TaskEvent>;
-type OpenCall = { id: string; kind: 'computer' | 'function' };
+
+/** A held action of the task: its approval, and the reason the task was paused for before it. */
+type PendingApproval = { id: string; before: PausedReason | null };
+/** A person asked for: by the model's request_human call (answered on resume), or from outside. */
+type Handoff = { callId: string | null; watch: { stop(): PersonLog } };
+/** How one action of the model went. */
+type Performed = { error: null } | { error: string; refused: boolean };
 
 const FAILURES_IN_A_ROW = 3;
+const PAUSED_MIDTURN =
+  'The task was paused before your remaining actions ran; they were not performed.';
 const GAVE_UP = new Set(['failure', 'failed', 'error']);
-const INSTRUCTIONS =
-  'You operate a computer for the user through the computer tool, one step at a time, looking at ' +
-  'each new screenshot. When the task is done, stop calling the tool and answer with the result.';
-const RESUMED =
-  'The user paused you and may have changed things on the computer. Continue from this screenshot.';
-
 /** Thrown to unwind the loop once the task has an outcome from outside (cancel, computer gone). */
 class Stopped extends Error {}
 
 /**
  * One agent task: observe (screenshot) → decide (a Responses call) → act (the computer calls),
- * repeated, with pause, resume, injected messages and cancel between the steps.
+ * repeated, with pause, resume, injected messages and cancel between the steps. It pauses itself
+ * for a person (docs/API.md §14): an approval, a handoff, a stall, a budget.
  */
 export class TaskRun {
   private readonly controller = new AbortController();
@@ -97,9 +119,19 @@ export class TaskRun {
   private readonly notes: string[] = [];
   private previousResponse: string | undefined;
   private openCalls: OpenCall[] = [];
+  /** Outputs of the model's function calls, given with its next input. */
+  private readonly functionOutputs = new Map<string, string>();
   private failures = 0;
   private seq: number;
   private readonly listeners = new Set<(event: TaskEvent) => void>();
+  private approval: PendingApproval | undefined;
+  /** Whether a person was asked about the action under way (a denial is theirs, not a policy's). */
+  private approvalAsked = false;
+  private handoff: Handoff | undefined;
+  private readonly stalls: StallDetector | undefined;
+  /** The model's actions since the last screenshot, for the stall detector. */
+  private stepActions: OutputAction[] = [];
+  private readonly meter: TaskMeter;
   /** False when the task's end could not be written: only this object knows it. */
   stored = true;
 
@@ -110,6 +142,8 @@ export class TaskRun {
     private readonly options: TaskOptions,
   ) {
     this.seq = deps.store.nextSeq(task.task_id);
+    if (options.stallDetection) this.stalls = new StallDetector();
+    this.meter = new TaskMeter(task.usage, () => deps.settings?.().models.prices[task.model]);
   }
 
   get org(): string {
@@ -123,14 +157,22 @@ export class TaskRun {
   /** Runs the loop to its end; never rejects. */
   async run(): Promise<void> {
     const unwatch = this.deps.events.subscribe(this.session.id, (event) => {
-      if (event.type !== 'status' || event.status !== 'terminated') return;
-      this.abort({
-        status: 'failed',
-        error: `computer ${this.session.id} ended (${event.termination_reason ?? 'terminated'}) while the task was running`,
-      });
+      if (event.type === 'status' && event.status === 'terminated') {
+        this.abort({
+          status: 'failed',
+          error: `computer ${this.session.id} ended (${event.termination_reason ?? 'terminated'}) while the task was running`,
+        });
+      } else if (event.type === 'approval_required' && event.task_id === this.task.task_id) {
+        this.approvalRequired(event);
+      } else if (event.type === 'approval_decided' && event.task_id === this.task.task_id) {
+        this.approvalDecided(event);
+      } else if (event.type === 'action_request' && event.source === 'live_view') {
+        this.takenOver();
+      }
     });
     let outcome: Outcome;
     this.deps.recorder?.taskStarted(this.session.id, this.task.task_id);
+    this.meter.start();
     try {
       this.emit({ type: 'started', computer_id: this.session.id, max_steps: this.task.max_steps });
       outcome = await this.loop();
@@ -146,9 +188,11 @@ export class TaskRun {
     for (;;) {
       await this.gate();
       if (this.task.steps >= this.task.max_steps) return { status: 'max_steps' };
+      if (this.pausedAtBudget()) continue;
       const step = this.task.steps + 1;
-      const image = await this.observe(step);
-      const response = await this.decide(step, image);
+      const shot = await this.observe(step);
+      if (this.pausedAsStalled(shot.png)) continue;
+      const response = await this.decide(step, shot.image);
       this.task.steps = step;
       this.save();
       const outcome = await this.act(step, response.output);
@@ -159,22 +203,49 @@ export class TaskRun {
   // ---- control from outside ------------------------------------------------------------------
 
   pause(): void {
-    this.task.status = 'paused';
-    let resume = () => {};
-    const promise = new Promise<void>((resolve) => (resume = resolve));
-    this.pausedUntil = { promise, resume };
-    this.save();
-    this.emit({ type: 'paused' });
+    this.pauseFor('user');
   }
 
-  resume(): void {
-    this.task.status = 'running';
-    this.notes.push(RESUMED);
-    this.save();
-    this.emit({ type: 'resumed' });
-    const paused = this.pausedUntil;
-    this.pausedUntil = undefined;
-    paused?.resume();
+  /**
+   * Continues a paused task from a fresh screenshot, with `raised` budgets merged in. Refused
+   * while an approval is pending or a budget is still used up.
+   */
+  resume(raised?: Budgets): void {
+    if (this.approval) {
+      throw invalidRequest(
+        `task ${this.task.task_id} waits for approval ${this.approval.id}; approve or deny it (POST /approvals/${this.approval.id}/approve or /deny) and it goes on by itself`,
+      );
+    }
+    const budgets = raisedBudgets(this.task.budgets, raised);
+    const reached = reachedBudget(budgets, this.meter.used());
+    if (reached) {
+      throw invalidRequest(stillReachedMessage(this.task.task_id, reached), [
+        'budgets',
+        reached.budget,
+      ]);
+    }
+    this.task.budgets = budgets;
+    this.tellWhatHappenedMeanwhile();
+    this.stalls?.reset();
+    this.continueRunning();
+  }
+
+  /** Pauses the task for a person, saying why; `callId`: the model's request_human call. */
+  handOff(reason: string, callId: string | null = null): void {
+    if (this.approval) {
+      throw invalidRequest(
+        `task ${this.task.task_id} waits for approval ${this.approval.id}; decide it first (POST /approvals/${this.approval.id}/approve or /deny)`,
+      );
+    }
+    if (this.handoff) {
+      throw invalidRequest(
+        `task ${this.task.task_id} already waits for a person; resume it when done`,
+      );
+    }
+    const watch = watchPerson(this.deps, this.session.id, this.task.task_id);
+    this.handoff = { callId, watch };
+    this.emit({ type: 'handoff_requested', reason });
+    this.pauseFor('handoff');
   }
 
   message(text: string): void {
@@ -197,6 +268,118 @@ export class TaskRun {
     return { replay, unsubscribe: () => this.listeners.delete(listener) };
   }
 
+  // ---- pausing for a person ------------------------------------------------------------------
+
+  /** Pauses (or, when paused already, says the new reason): the loop waits at its next gate. */
+  private pauseFor(reason: PausedReason): void {
+    this.task.status = 'paused';
+    this.task.paused_reason = reason;
+    this.meter.stop();
+    if (!this.pausedUntil) {
+      let resume = () => {};
+      const promise = new Promise<void>((resolve) => (resume = resolve));
+      this.pausedUntil = { promise, resume };
+    }
+    this.save();
+    this.emit({ type: 'paused', reason });
+  }
+
+  private continueRunning(): void {
+    this.task.status = 'running';
+    this.task.paused_reason = null;
+    this.meter.start();
+    this.save();
+    this.emit({ type: 'resumed' });
+    const paused = this.pausedUntil;
+    this.pausedUntil = undefined;
+    paused?.resume();
+  }
+
+  /**
+   * A person acted from the window's live view: a running task stops for them, and a task the
+   * window paused for them (it pauses before the person's first action) says why.
+   */
+  private takenOver(): void {
+    if (this.finished) return;
+    if (this.task.status === 'running' || this.task.paused_reason === 'user') {
+      this.pauseFor('takeover');
+    }
+  }
+
+  /** The action under way waits for a person's approval: the task waits with it. */
+  private approvalRequired(event: ApprovalRequiredEvent): void {
+    if (this.finished) return;
+    this.approvalAsked = true;
+    const { type: _type, timestamp: _at, ...fields } = event;
+    this.emit({ type: 'approval_required', ...fields });
+    const before = this.task.status === 'paused' ? this.task.paused_reason : null;
+    this.approval = { id: event.approval_id, before };
+    this.pauseFor('approval');
+  }
+
+  private approvalDecided(event: ApprovalDecidedEvent): void {
+    if (this.finished) return;
+    const { approval_id, status, note, status_reason } = event;
+    this.emit({ type: 'approval_decided', approval_id, status, note, status_reason });
+    this.approvalSettled(approval_id);
+  }
+
+  /**
+   * Goes back to how the task was before the approval was asked, unless something else paused it
+   * meanwhile. Called at the decision, and once the held action returned (whichever is first).
+   */
+  private approvalSettled(id?: string): void {
+    const approval = this.approval;
+    if (!approval || (id !== undefined && id !== approval.id)) return;
+    this.approval = undefined;
+    if (this.finished || this.task.paused_reason !== 'approval') return;
+    if (approval.before) this.pauseFor(approval.before);
+    else this.continueRunning();
+  }
+
+  /** Before the model's next call after a pause: what happened meanwhile. */
+  private tellWhatHappenedMeanwhile(): void {
+    const handoff = this.handoff;
+    this.handoff = undefined;
+    if (!handoff) {
+      this.notes.push(RESUMED);
+      return;
+    }
+    const log = handoff.watch.stop();
+    if (handoff.callId) {
+      this.functionOutputs.set(
+        handoff.callId,
+        log.summary('The person you asked for handed the computer back.'),
+      );
+    } else {
+      this.notes.push(
+        log.summary(
+          'You were paused so that a person could take over; they handed the computer back.',
+        ),
+      );
+    }
+  }
+
+  /** Pauses the task when one of its budgets is used up; true when it did. */
+  private pausedAtBudget(): boolean {
+    const reached = reachedBudget(this.task.budgets, this.meter.used());
+    if (!reached) return false;
+    this.emit({ type: 'budget_reached', ...reached });
+    this.pauseFor('budget');
+    return true;
+  }
+
+  /** Feeds the stall detector this step's screen; pauses the task on a stall (true then). */
+  private pausedAsStalled(png: Buffer | null): boolean {
+    if (!this.stalls || !png) return false;
+    const screen = createHash('sha256').update(png).digest('hex');
+    const stall = this.stalls.observe(screen, actionKey(this.stepActions.splice(0)));
+    if (!stall) return false;
+    this.emit({ type: 'stalled', ...stall });
+    this.pauseFor('stalled');
+    return true;
+  }
+
   // ---- the step functions --------------------------------------------------------------------
 
   /** Waits while paused; stops when the task was ended from outside. */
@@ -208,7 +391,8 @@ export class TaskRun {
     }
   }
 
-  private async observe(step: number): Promise<string> {
+  /** The screen now: as the model gets it, and its PNG when the stall detector needs it. */
+  private async observe(step: number): Promise<{ image: string; png: Buffer | null }> {
     const shot = await this.deps.actions.run(this.session, this.request({ type: 'screenshot' }));
     this.checkStopped();
     if (shot.status !== 'success') {
@@ -217,29 +401,28 @@ export class TaskRun {
     const url = (shot.result as { screenshot_url?: string }).screenshot_url;
     if (!url) throw new Error('could not take a screenshot: no image');
     this.emit({ type: 'screenshot', screenshot_url: url }, step);
-    if (this.options.screenshotMode === 'url') return url;
+    const inline = this.options.screenshotMode === 'base64';
+    if (!inline && !this.stalls) return { image: url, png: null };
     const png = await this.deps.screenshots.read(this.session.id, url.split('/').pop()!);
     if (!png) throw new Error('the screenshot vanished before the model could see it');
-    return `data:image/png;base64,${png.toString('base64')}`;
+    return { image: inline ? `data:image/png;base64,${png.toString('base64')}` : url, png };
   }
 
   private async decide(step: number, image: string): Promise<ResponseObject> {
-    const { display, kind } = this.session.spec;
-    const body = {
+    const body = turnRequest({
       model: this.task.model,
-      instructions: INSTRUCTIONS,
-      tools: [
-        {
-          type: 'computer_use',
-          display_width: display.width,
-          display_height: display.height,
-          environment: kind === 'browser' ? 'browser' : 'linux',
-        },
-      ],
-      previous_response_id: this.previousResponse,
-      input: this.input(image),
+      spec: this.session.spec,
+      previousResponse: this.previousResponse,
+      input: turnInput({
+        image,
+        instruction: this.previousResponse ? null : this.task.instruction,
+        openCalls: this.openCalls,
+        outputs: this.functionOutputs,
+        notes: [...this.notes.splice(0), ...this.inbox.splice(0)],
+      }),
       temperature: this.options.temperature,
-    } as CreateResponseBody;
+    });
+    this.functionOutputs.clear();
     // The task's signal cancels the response when the task is ended from outside.
     const started = await this.deps.responses.create(this.org, body, {
       computerId: this.session.id,
@@ -255,6 +438,7 @@ export class TaskRun {
         response,
       })
       .catch(() => {});
+    this.meter.count(response.usage);
     this.checkStopped();
     this.previousResponse = response.id;
     if (response.status !== 'completed') {
@@ -265,39 +449,34 @@ export class TaskRun {
     return response;
   }
 
-  /** This step's input: the screenshot answering every open call, then anything to tell the model. */
-  private input(image: string): InputItem[] {
-    const screenshot = { type: 'computer_screenshot' as const, image_url: image };
-    const items: InputItem[] = this.previousResponse
-      ? this.openCalls.map((call) =>
-          call.kind === 'computer'
-            ? { type: 'computer_call_output', call_id: call.id, output: screenshot }
-            : {
-                type: 'function_call_output',
-                call_id: call.id,
-                output: 'functions are not available in agent tasks; use the computer tool',
-              },
-        )
-      : [
-          {
-            role: 'user',
-            content: [
-              { type: 'input_text', text: this.task.instruction },
-              { type: 'input_image', image_url: image },
-            ],
-          },
-        ];
-    if (this.previousResponse && !this.openCalls.some((call) => call.kind === 'computer')) {
-      items.push({ role: 'user', content: [{ type: 'input_image', image_url: image }] });
-    }
-    for (const text of [...this.notes.splice(0), ...this.inbox.splice(0)]) {
-      items.push({ role: 'user', content: text });
-    }
-    return items;
-  }
-
   /** Reports what the model said and performs its calls; an outcome when the task is over. */
   private async act(step: number, output: OutputItem[]): Promise<Outcome | undefined> {
+    const said = this.report(step, output);
+    this.openCalls = output.flatMap((item): OpenCall[] => {
+      if (item.type === 'computer_call') return [{ id: item.call_id, kind: 'computer' }];
+      if (item.type === 'function_call') {
+        return [{ id: item.call_id, kind: 'function', name: item.name }];
+      }
+      return [];
+    });
+    if (this.openCalls.length === 0) return { status: 'completed', result: said };
+    const actions = output.flatMap((item) => (item.type === 'computer_call' ? [item.action] : []));
+    for (const [index, action] of actions.entries()) {
+      const next = await this.actOne(step, action, said, index === actions.length - 1);
+      if (next === 'skip') return undefined;
+      if (next !== 'next') return next;
+    }
+    const asked = output.find(
+      (item) => item.type === 'function_call' && item.name === REQUEST_HUMAN.name,
+    );
+    if (asked?.type === 'function_call' && !this.controller.signal.aborted) {
+      this.handOffFromModel(asked.call_id, handoffReason(asked.arguments));
+    }
+    return undefined;
+  }
+
+  /** The model's reasoning and messages as events; what it said last. */
+  private report(step: number, output: OutputItem[]): string | null {
     let said: string | null = null;
     for (const item of output) {
       if (item.type === 'reasoning') {
@@ -307,68 +486,96 @@ export class TaskRun {
         this.emit({ type: 'message', text: said }, step);
       }
     }
-    this.openCalls = output.flatMap((item): OpenCall[] => {
-      if (item.type === 'computer_call') return [{ id: item.call_id, kind: 'computer' }];
-      if (item.type === 'function_call') return [{ id: item.call_id, kind: 'function' }];
-      return [];
-    });
-    const calls = output.flatMap((item) => (item.type === 'computer_call' ? [item] : []));
-    if (this.openCalls.length === 0) return { status: 'completed', result: said };
-    for (const call of calls) {
-      const { action } = call;
-      if (action.type === 'terminate' || action.type === 'answer' || action.type === 'done') {
-        this.emit({ type: 'action', action }, step);
-        const result = action.result ?? action.text ?? said;
-        if (action.status && GAVE_UP.has(action.status)) {
-          return { status: 'failed', error: `the model gave up: ${result ?? action.status}` };
-        }
-        return { status: 'completed', result };
-      }
-      if (this.pausedUntil || this.controller.signal.aborted) {
-        this.notes.push(
-          'The task was paused before your remaining actions ran; they were not performed.',
-        );
-        return undefined;
-      }
-      this.emit({ type: 'action', action }, step);
-      const error = await this.perform(action);
-      this.emit(
-        { type: 'action_result', status: error ? 'error' : 'success', error_message: error },
-        step,
-      );
-      if (!error) {
-        this.failures = 0;
-        continue;
-      }
-      this.failures++;
-      if (this.failures >= FAILURES_IN_A_ROW) {
-        return {
-          status: 'failed',
-          error: `${FAILURES_IN_A_ROW} actions in a row failed; the last: ${error}`,
-        };
-      }
-      this.notes.push(
-        `Your ${action.type} action failed: ${error}. The remaining actions of that turn were skipped.`,
-      );
-      return undefined;
-    }
-    return undefined;
+    return said;
   }
 
-  /** Runs one action on the computer; the error message when it failed, else null. */
-  private async perform(action: OutputAction): Promise<string | null> {
+  /**
+   * One action of the model's turn (`last` of it or not): 'next' to go on with the turn, 'skip' to
+   * leave the rest of it for the next step, or the task's outcome.
+   */
+  private async actOne(
+    step: number,
+    action: OutputAction,
+    said: string | null,
+    last: boolean,
+  ): Promise<Outcome | 'next' | 'skip'> {
+    if (action.type === 'terminate' || action.type === 'answer' || action.type === 'done') {
+      this.emit({ type: 'action', action }, step);
+      const result = action.result ?? action.text ?? said;
+      if (action.status && GAVE_UP.has(action.status)) {
+        return { status: 'failed', error: `the model gave up: ${result ?? action.status}` };
+      }
+      return { status: 'completed', result };
+    }
+    if (this.pausedUntil || this.controller.signal.aborted) {
+      this.notes.push(PAUSED_MIDTURN);
+      return 'skip';
+    }
+    this.emit({ type: 'action', action }, step);
+    this.stepActions.push(action);
+    const done = await this.perform(action);
+    this.emit(
+      {
+        type: 'action_result',
+        status: done.error ? 'error' : 'success',
+        error_message: done.error,
+      },
+      step,
+    );
+    if (done.error === null) {
+      this.failures = 0;
+      // Decided as the action ends: a pause that came while it ran drops the rest of the turn.
+      if (last || !(this.pausedUntil || this.controller.signal.aborted)) return 'next';
+      this.notes.push(PAUSED_MIDTURN);
+      return 'skip';
+    }
+    // A refusal is a person's or a policy's decision, not the model failing.
+    if (done.refused) {
+      this.notes.push(refusalNote(action.type, done.error, this.approvalAsked));
+      return 'skip';
+    }
+    this.failures++;
+    if (this.failures >= FAILURES_IN_A_ROW) {
+      return {
+        status: 'failed',
+        error: `${FAILURES_IN_A_ROW} actions in a row failed; the last: ${done.error}`,
+      };
+    }
+    this.notes.push(
+      `Your ${action.type} action failed: ${done.error}. The remaining actions of that turn were skipped.`,
+    );
+    return 'skip';
+  }
+
+  /** Runs one action on the computer (it may wait for an approval); how it went. */
+  private async perform(action: OutputAction): Promise<Performed> {
     const parsed = toComputerAction(action);
-    if ('error' in parsed) return parsed.error;
+    if ('error' in parsed) return { error: parsed.error, refused: false };
+    this.approvalAsked = false;
     try {
       const result = await this.deps.actions.run(this.session, this.request(parsed.action));
-      if (result.status === 'success') return null;
+      this.approvalSettled();
+      if (result.status === 'success') return { error: null };
       // An action cut short by the task's end is no failure of the model's.
       this.checkStopped();
-      return result.error_message;
+      return { error: result.error_message, refused: isRefusal(result.error_message) };
     } catch (error) {
+      this.approvalSettled();
       this.checkStopped();
-      return (error as Error).message;
+      return { error: (error as Error).message, refused: false };
     }
+  }
+
+  /** The model called request_human: after the actions of its turn, the task waits for a person. */
+  private handOffFromModel(callId: string, reason: string): void {
+    if (this.handoff || this.approval) {
+      this.functionOutputs.set(
+        callId,
+        'A person was already asked for; they handed the computer back.',
+      );
+      return;
+    }
+    this.handOff(reason, callId);
   }
 
   // ---- bookkeeping ---------------------------------------------------------------------------
@@ -379,7 +586,12 @@ export class TaskRun {
    */
   private finish(outcome: Outcome): void {
     const status: TerminalStatus = outcome.status;
+    this.handoff?.watch.stop();
+    this.handoff = undefined;
+    this.approval = undefined;
+    this.meter.stop();
     this.task.status = status;
+    this.task.paused_reason = null;
     this.task.exit_code = EXIT_CODES[status];
     if (outcome.status === 'completed') this.task.result = outcome.result;
     if (outcome.status === 'failed') this.task.error = outcome.error;
@@ -400,7 +612,11 @@ export class TaskRun {
 
   /** An action as the runner takes it, ended with the task (a wait, a navigation in flight). */
   private request(action: ComputerAction): ActionRequest {
-    return { ...normalizeAction(action), signal: this.controller.signal };
+    return {
+      ...normalizeAction(action),
+      signal: this.controller.signal,
+      taskId: this.task.task_id,
+    };
   }
 
   private checkStopped(): void {

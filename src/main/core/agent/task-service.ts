@@ -1,4 +1,4 @@
-import type { StartTaskBody, Task, TaskEvent, TaskStatus } from '../../../shared/tasks.js';
+import type { Budgets, StartTaskBody, Task, TaskEvent, TaskStatus } from '../../../shared/tasks.js';
 import { EXIT_CODES, unstartedTaskFields } from '../../../shared/tasks.js';
 import type { ComputerRegistry } from '../computers/computer-registry.js';
 import type { ComputerSession } from '../computers/computer-session.js';
@@ -21,6 +21,7 @@ export class TaskService {
   constructor(private readonly deps: TaskServiceDeps) {
     for (const { task } of deps.store.unfinished()) {
       task.status = 'failed';
+      task.paused_reason = null;
       task.exit_code = EXIT_CODES.failed;
       task.error = SHUTDOWN;
       task.updated_at = now();
@@ -69,6 +70,7 @@ export class TaskService {
       temperature: body.temperature,
       screenshotMode: body.screenshot_mode,
       ownsComputer,
+      stallDetection: body.stall_detection,
       endComputer: () => this.deps.computers.delete(org, session.id),
     });
     this.runs.set(task.task_id, run);
@@ -99,9 +101,17 @@ export class TaskService {
     return { status: run.task.status };
   }
 
-  resume(org: string, id: string): { status: TaskStatus } {
+  /** Continues a paused task; `budgets` raises the ones it reached (or any other). */
+  resume(org: string, id: string, budgets?: Budgets): { status: TaskStatus } {
     const run = this.running(org, id, 'resumed', ['paused']);
-    run.resume();
+    run.resume(budgets);
+    return { status: run.task.status };
+  }
+
+  /** Pauses the task for a person; on resume its model is told what they did. */
+  handOff(org: string, id: string, reason: string): { status: TaskStatus } {
+    const run = this.running(org, id, 'handed to a person', ['running', 'paused']);
+    run.handOff(reason);
     return { status: run.task.status };
   }
 

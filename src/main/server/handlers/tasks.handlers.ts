@@ -50,13 +50,12 @@ export function taskHandlers(core: Core): Pick<Handlers, TaskRouteName> {
       follow(principal.org, params.id, openEvents());
     },
     'tasks.pause': ({ params, principal }) => core.tasks.pause(principal.org, params.id),
-    'tasks.resume': ({ params, principal }) => core.tasks.resume(principal.org, params.id),
+    'tasks.resume': ({ body, params, principal }) =>
+      core.tasks.resume(principal.org, params.id, body.budgets),
     'tasks.cancel': ({ params, principal }) => core.tasks.cancel(principal.org, params.id),
     'tasks.message': ({ body, params, principal }) =>
       core.tasks.message(principal.org, params.id, body.message),
-    // WIP on the base branch only.
-    'tasks.handoff': () => {
-      throw new Error('not built yet');
-    },
+    'tasks.handoff': ({ body, params, principal }) =>
+      core.tasks.handOff(principal.org, params.id, body.reason),
   };
 }
