@@ -21,6 +21,7 @@ import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-
 import { startTestServer, type TestServer } from '../test/helpers/test-server.js';
 import type { Bench } from './bench.js';
 import { benchActions } from './cases/actions.js';
+import { benchApprovals } from './cases/approvals.js';
 import { benchCreateDelete } from './cases/create-delete.js';
 import { benchDesktop } from './cases/desktop.js';
 import { benchExec } from './cases/exec.js';
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     ['frame-latency', benchFrameLatency],
     ['memory', benchMemory],
     ['recording', benchRecording],
+    ['approvals', benchApprovals],
     // Last: the UI's own Chromium must not be running while memory is measured.
     ['live-view', benchLiveView],
   ];

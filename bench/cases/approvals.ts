@@ -144,7 +144,10 @@ async function gridThumbnails(bench: Bench): Promise<void> {
     }
     for (const id of ids) {
       readers.push(
-        await SseReader.open(`${server.url}/computers/${id}/screencast?${THUMBNAIL_QUERY}`, server.key),
+        await SseReader.open(
+          `${server.url}/computers/${id}/screencast?${THUMBNAIL_QUERY}`,
+          server.key,
+        ),
       );
     }
     await Promise.all(readers.map((reader) => reader.next()));
@@ -153,7 +156,9 @@ async function gridThumbnails(bench: Bench): Promise<void> {
         const events = await reader.collect(GRID_SECONDS * 1000);
         const times = events
           .filter((event) => event.event === undefined)
-          .map((event) => Date.parse((event.data as { metadata: { timestamp: string } }).metadata.timestamp));
+          .map((event) =>
+            Date.parse((event.data as { metadata: { timestamp: string } }).metadata.timestamp),
+          );
         return rate(times);
       }),
     );

@@ -16,6 +16,8 @@ const TOOL = {
 
 /** The scripted model of the recorded task (the bundle rows): reasoning and a click per step. */
 export const RECORDED_MODEL = 'bench-recorded';
+/** A long task that clicks around the page every 100 ms: what the grid's thumbnails watch. */
+export const GRID_MODEL = 'bench-grid';
 export const RECORDED_STEPS = 50;
 
 /** The name of the scripted model in the bench's settings. */
@@ -41,11 +43,19 @@ export function benchModels() {
     output: [{ type: 'message', text: 'Clicked along the whole line.' } as never],
   });
   writeFileSync(recorded, JSON.stringify({ delay_ms: 0, turns: recordedTurns }));
+  const grid = join(dir, 'grid.json');
+  const gridTurns = Array.from({ length: 400 }, (_, step) => ({
+    output: [
+      { type: 'computer_call', action: { type: 'click', x: 100 + (step % 40) * 20, y: 150 } },
+    ],
+  }));
+  writeFileSync(grid, JSON.stringify({ delay_ms: 100, turns: gridTurns }));
   return {
     default: BENCH_MODEL,
     providers: {
       [BENCH_MODEL]: { provider: 'scripted' as const, script },
       [RECORDED_MODEL]: { provider: 'scripted' as const, script: recorded },
+      [GRID_MODEL]: { provider: 'scripted' as const, script: grid },
     },
   };
 }

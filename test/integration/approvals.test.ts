@@ -161,7 +161,7 @@ describe('an action a policy asks about', () => {
       expect(decided).toMatchObject({ approval_id: approval.id, status: 'approved' });
 
       // Single use: it cannot be decided again, and the next click is asked about anew.
-      expect((await decide(approval, 'approve')).status).toBe(409);
+      expect((await decide(approval, 'approve')).status).toBe(400);
       const again = act('click', PAY);
       const second = await pending();
       expect(second.id).not.toBe(approval.id);

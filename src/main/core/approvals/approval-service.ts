@@ -8,7 +8,7 @@ import type { Action } from '../computers/action.js';
 import type { Settings } from '../config.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import { isTabbed, type PageLook } from '../computers/operator.js';
-import { BenchtopError, notFound } from '../errors.js';
+import { invalidRequest, notFound } from '../errors.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import { newId, now } from '../ids.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
@@ -343,8 +343,8 @@ export class ApprovalService {
     const hold = this.holds.get(id);
     if (hold && hold.org === org) return hold;
     const approval = this.get(org, id);
-    throw new BenchtopError(
-      'conflict',
+    // Deterministic (not a 409, which the SDKs retry).
+    throw invalidRequest(
       `approval ${id} is already ${approval.status}${approval.status_reason ? ` (${approval.status_reason})` : ''}; only a pending approval can be decided`,
     );
   }
