@@ -66,45 +66,50 @@ function plan(next: () => number, first: number, count: number): Step[] {
 }
 
 describe(`${TOTAL} mixed actions on every path`, () => {
-  it('perform no gated action without an approved approval of it', async () => {
-    const next = random(17);
-    const perComputer = TOTAL / COMPUTERS;
-    const decisions = new Map<string, 'approve' | 'deny'>();
-    const outcomes = await Promise.all(
-      Array.from({ length: COMPUTERS }, (_, n) =>
-        runComputer(plan(next, n * perComputer, perComputer), random(100 + n), decisions),
-      ),
-    );
-    const approvals = (await server.request<Approval[]>('GET', '/approvals?limit=1000')).body;
-    const more = (await server.request<Approval[]>('GET', '/approvals?status=approved&limit=1000'))
-      .body;
-    const approved = new Set(
-      [...approvals, ...more]
-        .filter((approval) => approval.status === 'approved')
-        .map((approval) => tokenOf(approval.action)),
-    );
-    let gated = 0;
-    for (const { steps, performed, notRun } of outcomes) {
-      for (const { token } of steps) {
-        const took = performed.has(token);
-        if (token.startsWith('d')) expect(took, `${token} was denied by policy`).toBe(false);
-        if (token.startsWith('g')) {
-          gated += 1;
-          if (took) expect(approved.has(token), `${token} ran without an approval`).toBe(true);
-          const decision = decisions.get(token);
-          if (decision === 'deny') expect(took, `${token} was denied`).toBe(false);
-          if (decision === 'approve') expect(took, `${token} was approved`).toBe(true);
-        }
-        // An allowed action after one that failed in the same batch never ran.
-        if (token.startsWith('a') && !notRun.has(token)) {
-          expect(took, `${token} was allowed`).toBe(true);
+  it(
+    'perform no gated action without an approved approval of it',
+    { timeout: 300_000 },
+    async () => {
+      const next = random(17);
+      const perComputer = TOTAL / COMPUTERS;
+      const decisions = new Map<string, 'approve' | 'deny'>();
+      const outcomes = await Promise.all(
+        Array.from({ length: COMPUTERS }, (_, n) =>
+          runComputer(plan(next, n * perComputer, perComputer), random(100 + n), decisions),
+        ),
+      );
+      const approvals = (await server.request<Approval[]>('GET', '/approvals?limit=1000')).body;
+      const more = (
+        await server.request<Approval[]>('GET', '/approvals?status=approved&limit=1000')
+      ).body;
+      const approved = new Set(
+        [...approvals, ...more]
+          .filter((approval) => approval.status === 'approved')
+          .map((approval) => tokenOf(approval.action)),
+      );
+      let gated = 0;
+      for (const { steps, performed, notRun } of outcomes) {
+        for (const { token } of steps) {
+          const took = performed.has(token);
+          if (token.startsWith('d')) expect(took, `${token} was denied by policy`).toBe(false);
+          if (token.startsWith('g')) {
+            gated += 1;
+            if (took) expect(approved.has(token), `${token} ran without an approval`).toBe(true);
+            const decision = decisions.get(token);
+            if (decision === 'deny') expect(took, `${token} was denied`).toBe(false);
+            if (decision === 'approve') expect(took, `${token} was approved`).toBe(true);
+          }
+          // An allowed action after one that failed in the same batch never ran.
+          if (token.startsWith('a') && !notRun.has(token)) {
+            expect(took, `${token} was allowed`).toBe(true);
+          }
         }
       }
-    }
-    expect(outcomes.flatMap((outcome) => outcome.steps)).toHaveLength(TOTAL);
-    expect(gated).toBeGreaterThan(TOTAL / 5);
-    expect([...decisions.values()].filter((d) => d === 'approve').length).toBeGreaterThan(100);
-  });
+      expect(outcomes.flatMap((outcome) => outcome.steps)).toHaveLength(TOTAL);
+      expect(gated).toBeGreaterThan(TOTAL / 5);
+      expect([...decisions.values()].filter((d) => d === 'approve').length).toBeGreaterThan(100);
+    },
+  );
 });
 
 /** Sends one computer's share and answers its approvals; what took effect, by token. */
@@ -117,9 +122,10 @@ async function runComputer(
   const call = (path: string, body: unknown) =>
     server.request('POST', `/computers/${id}/${path}`, body);
   await call('navigate', { url: `${fixtures.url}/checkout.html` });
+  // The user name field keeps the focus: nothing below clicks elsewhere.
+  await call('click', USER);
   const events = await SseReader.open(`${server.url}/computers/${id}/events`, server.key);
   const person = decideAll(events, next, decisions);
-  const focus = { type: 'click', x: USER.x, y: USER.y };
   const type = (token: string) => ({ type: 'type', text: `${token} ` });
   const execOutput: string[] = [];
   const notRun = new Set<string>();
@@ -127,27 +133,25 @@ async function runComputer(
   for (let i = 0; i < steps.length;) {
     const step = steps[i]!;
     if (step.path === 'batch') {
-      const group = steps.slice(i, i + 5).filter((s) => s.path === 'batch');
-      const answer = await call('batch', { actions: [focus, ...group.map((s) => type(s.token))] });
+      const group = run(steps, i, 'batch');
+      const answer = await call('batch', { actions: group.map((s) => type(s.token)) });
       expect(answer.status).toBe(200);
-      // The batch stops at its first failure (index 0 is the click that focuses the field).
+      // The batch stops at its first failure.
       if (answer.body.failed_index !== null) {
-        for (const skipped of group.slice(answer.body.failed_index)) notRun.add(skipped.token);
+        for (const skipped of group.slice(answer.body.failed_index + 1)) notRun.add(skipped.token);
       }
       i += group.length;
       continue;
     }
     if (step.path === 'task') {
-      const group = steps.slice(i, i + 5).filter((s) => s.path === 'task');
+      const group = run(steps, i, 'task');
       await runTask(id, group);
       i += group.length;
       continue;
     }
     if (step.path === 'route') {
-      await call('click', USER);
       expect((await call('type', { text: `${step.token} ` })).status).toBe(200);
     } else if (step.path === 'execute') {
-      await call('execute', { action: focus });
       expect((await call('execute', { action: type(step.token) })).status).toBe(200);
     } else if (step.path === 'exec') {
       const answer = await call('exec/sync', { command: `echo ${step.token} ` });
@@ -168,16 +172,23 @@ async function runComputer(
   return { steps, performed, notRun };
 }
 
+/** The steps from `start` on that go the same path, at most five. */
+function run(steps: Step[], start: number, path: Path): Step[] {
+  const group: Step[] = [];
+  for (let i = start; i < steps.length && group.length < 5 && steps[i]!.path === path; i++) {
+    group.push(steps[i]!);
+  }
+  return group;
+}
+
 /** Runs some typing through an agent task on the computer (the scripted model types each token). */
 async function runTask(computerId: string, steps: Step[]): Promise<void> {
   const name = `seq-${steps[0]!.token}`;
   const path = join(scripts, `${name}.json`);
-  const turns = [
-    { output: [{ type: 'computer_call', action: { type: 'click', ...USER } }] },
-    ...steps.map((step) => ({
-      output: [{ type: 'computer_call', action: { type: 'type', text: `${step.token} ` } }],
-    })),
-  ];
+  // No click first: a click in the field would put the caret in the middle of what it holds.
+  const turns = steps.map((step) => ({
+    output: [{ type: 'computer_call', action: { type: 'type', text: `${step.token} ` } }],
+  }));
   writeFileSync(path, JSON.stringify({ delay_ms: 0, turns }));
   await server.request('PATCH', '/settings', {
     models: { providers: { [name]: { provider: 'scripted', script: path } } },

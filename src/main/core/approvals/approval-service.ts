@@ -159,15 +159,23 @@ export class ApprovalService {
       return { kind: 'refuse', message: `denied: policy ${policy.id}${said(policy)}` };
     }
     const key = holdKey(request);
-    const orphan = [...this.holds.values()].find((hold) => hold.key === key && hold.waiters === 0);
-    if (orphan) return { kind: 'held', hold: orphan };
-    return { kind: 'held', hold: await this.ask(request, policy, await looker('target')) };
+    const hold =
+      [...this.holds.values()].find((held) => held.key === key && held.waiters === 0) ??
+      (await this.ask(request, policy, await looker('target')));
+    // Claimed by this caller from now on, so a decision that comes before it waits finds it.
+    hold.waiters += 1;
+    return { kind: 'held', hold };
   }
 
-  /** Waits for the decision on a hold; 'abandoned' when `signal` aborts first (it stays pending). */
+  /**
+   * Waits for the decision on a hold check() gave; 'abandoned' when `signal` aborts first (it
+   * stays pending, for a retry of the request to join).
+   */
   async wait(hold: Hold, signal: AbortSignal | undefined): Promise<Decision> {
-    if (signal?.aborted) return { status: 'abandoned' };
-    hold.waiters += 1;
+    if (signal?.aborted) {
+      hold.waiters -= 1;
+      return { status: 'abandoned' };
+    }
     let leave = () => {};
     const abandoned = new Promise<Decision>((resolve) => {
       leave = () => resolve({ status: 'abandoned' });
