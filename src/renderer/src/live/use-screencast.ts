@@ -13,6 +13,10 @@ export type ScreencastState = {
 
 const RECONNECT_MS = 1000;
 
+/** How many frames a second to ask for, and at most how wide (default: the canvas's width). */
+export type ScreencastRate = { fps: number; maxWidth?: number };
+const LIVE_RATE: ScreencastRate = { fps: 30 };
+
 /**
  * Draws the computer's screencast into the canvas. Only the newest frame is decoded: when frames
  * come faster than they can be drawn, the ones in between are skipped, so the view never lags.
@@ -25,6 +29,7 @@ export function useScreencast(
   canvas: RefObject<HTMLCanvasElement | null>,
   /** A desktop's pointer, in display pixels (its frames do not show it). */
   onCursor: (point: { x: number; y: number }) => void,
+  rate: ScreencastRate = LIVE_RATE,
 ): ScreencastState {
   const api = useApi();
   const cursor = useRef(onCursor);
@@ -58,8 +63,9 @@ export function useScreencast(
         setState({ phase: 'ended', message: `ended (${data.termination_reason})`, fps: 0 });
       }
     };
+    const { fps, maxWidth } = rate;
     void follow(controller.signal, async (signal) => {
-      const query = screencastQuery(canvas.current, display);
+      const query = screencastQuery(canvas.current, display, fps, maxWidth);
       setState((previous) => ({ ...previous, phase: 'live', message: undefined }));
       const params = { id: computerId };
       for await (const message of api.events('streams.screencast', { params, query, signal })) {
@@ -70,16 +76,22 @@ export function useScreencast(
         setState({ phase: 'error', message: errorText(error), fps: 0 });
     });
     return () => controller.abort();
-  }, [api, computerId, display, canvas]);
+  }, [api, computerId, display, canvas, rate]);
 
   return state;
 }
 
-/** fps=30, and frames no wider than the view shows them (less to encode, send and decode). */
-function screencastQuery(element: HTMLCanvasElement | null, display: Size) {
-  const shown = Math.round((element?.getBoundingClientRect().width ?? 0) * devicePixelRatio);
+/** Frames no wider than the view shows them (less to encode, send and decode), nor than maxWidth. */
+function screencastQuery(
+  element: HTMLCanvasElement | null,
+  display: Size,
+  fps: number,
+  maxWidth = Infinity,
+) {
+  const canvasWidth = Math.round((element?.getBoundingClientRect().width ?? 0) * devicePixelRatio);
+  const shown = Math.min(canvasWidth >= 16 ? canvasWidth : Infinity, maxWidth);
   const narrower = shown >= 16 && shown < display.width;
-  return { fps: 30, quality: 70, ...(narrower && { max_width: shown }) };
+  return { fps, quality: 70, ...(narrower && { max_width: shown }) };
 }
 
 /**
