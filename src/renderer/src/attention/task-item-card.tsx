@@ -66,7 +66,7 @@ function RaiseBudget({
   return (
     <div className="controls">
       <label>
-        {BUDGET_LABELS[reached]} (was {limit ?? 'unset'})
+        {BUDGET_LABELS[reached]} (was {limit === null ? 'unset' : limit.toLocaleString('en-US')})
         <input
           type="number"
           min={0}

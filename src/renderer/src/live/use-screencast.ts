@@ -13,10 +13,6 @@ export type ScreencastState = {
 
 const RECONNECT_MS = 1000;
 
-/** How many frames a second to ask for, and at most how wide (default: the canvas's width). */
-export type ScreencastRate = { fps: number; maxWidth?: number };
-const LIVE_RATE: ScreencastRate = { fps: 30 };
-
 /**
  * Draws the computer's screencast into the canvas. Only the newest frame is decoded: when frames
  * come faster than they can be drawn, the ones in between are skipped, so the view never lags.
@@ -29,7 +25,6 @@ export function useScreencast(
   canvas: RefObject<HTMLCanvasElement | null>,
   /** A desktop's pointer, in display pixels (its frames do not show it). */
   onCursor: (point: { x: number; y: number }) => void,
-  rate: ScreencastRate = LIVE_RATE,
 ): ScreencastState {
   const api = useApi();
   const cursor = useRef(onCursor);
@@ -63,9 +58,8 @@ export function useScreencast(
         setState({ phase: 'ended', message: `ended (${data.termination_reason})`, fps: 0 });
       }
     };
-    const { fps, maxWidth } = rate;
     void follow(controller.signal, async (signal) => {
-      const query = screencastQuery(canvas.current, display, fps, maxWidth);
+      const query = screencastQuery(canvas.current, display);
       setState((previous) => ({ ...previous, phase: 'live', message: undefined }));
       const params = { id: computerId };
       for await (const message of api.events('streams.screencast', { params, query, signal })) {
@@ -76,29 +70,23 @@ export function useScreencast(
         setState({ phase: 'error', message: errorText(error), fps: 0 });
     });
     return () => controller.abort();
-  }, [api, computerId, display, canvas, rate]);
+  }, [api, computerId, display, canvas]);
 
   return state;
 }
 
-/** Frames no wider than the view shows them (less to encode, send and decode), nor than maxWidth. */
-function screencastQuery(
-  element: HTMLCanvasElement | null,
-  display: Size,
-  fps: number,
-  maxWidth = Infinity,
-) {
-  const canvasWidth = Math.round((element?.getBoundingClientRect().width ?? 0) * devicePixelRatio);
-  const shown = Math.min(canvasWidth >= 16 ? canvasWidth : Infinity, maxWidth);
+/** fps=30, and frames no wider than the view shows them (less to encode, send and decode). */
+function screencastQuery(element: HTMLCanvasElement | null, display: Size) {
+  const shown = Math.round((element?.getBoundingClientRect().width ?? 0) * devicePixelRatio);
   const narrower = shown >= 16 && shown < display.width;
-  return { fps, quality: 70, ...(narrower && { max_width: shown }) };
+  return { fps: 30, quality: 70, ...(narrower && { max_width: shown }) };
 }
 
 /**
  * Keeps a stream open: one that closes while the computer still runs (a dropped connection) is
  * opened again, until the signal aborts.
  */
-async function follow(
+export async function follow(
   signal: AbortSignal,
   open: (signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
@@ -115,7 +103,8 @@ async function follow(
   }
 }
 
-class LatestFramePainter {
+/** Draws the newest frame offered into a canvas, skipping those that came while it drew. */
+export class LatestFramePainter {
   private latest: string | undefined;
   private busy = false;
 
