@@ -46,16 +46,26 @@ const POLICIES = [
   ]),
   may('core/screencast', [...base, 'core/computers']),
   may('core/shell', [...base, 'core/computers', 'core/events', 'core/runtime', 'core/sandbox']),
-  may('core/actions', [...base, 'core/computers', 'core/events', 'core/screenshots', 'core/shell']),
+  may('core/approvals', [
+    ...base,
+    ...['computers', 'events', 'screenshots', 'store'].map((p) => `core/${p}`),
+  ]),
+  may('core/attention', base),
+  may('core/actions', [
+    ...base,
+    ...['approvals', 'computers', 'events', 'screenshots', 'shell'].map((p) => `core/${p}`),
+  ]),
   may('core/recordings', [
     ...base,
     ...['computers', 'events', 'runtime', 'screencast', 'store'].map((p) => `core/${p}`),
   ]),
-  may('core/facades', [...base, 'core/actions', 'core/computers', 'core/shell']),
+  may('core/facades', [...base, 'core/actions', 'core/approvals', 'core/computers', 'core/shell']),
   may('core/models', [...base, 'core/keyboard', 'core/screenshots', 'core/store']),
   may('core/agent', [
     ...base,
-    ...['actions', 'computers', 'events', 'models', 'screenshots', 'store'].map((p) => `core/${p}`),
+    ...['actions', 'approvals', 'computers', 'events', 'models', 'screenshots', 'store'].map(
+      (p) => `core/${p}`,
+    ),
   ]),
   // create-core.ts composes core: it alone sits in core's base and may use all of core.
   {

@@ -74,33 +74,44 @@ export const PolicyTarget = z
   .describe('The element under the point of the action, or focused for typing.');
 export type PolicyTarget = z.infer<typeof PolicyTarget>;
 
+const WHEN_KEYS =
+  'action_types, url_pattern, new_origin, target, text_pattern, command_pattern, computer_ids, task_only';
+
 export const PolicyWhen = z
-  .strictObject({
-    action_types: z
-      .array(z.enum(GATED_TYPES))
-      .min(1)
-      .optional()
-      .describe('"exec" covers exec, exec/sync and debug; "click" every click alias.'),
-    url_pattern: z
-      .string()
-      .min(1)
-      .max(2000)
-      .optional()
-      .describe(
-        "A glob on the page's URL before the action: * any characters but /, ** any characters.",
-      ),
-    new_origin: z
-      .literal(true)
-      .optional()
-      .describe('A navigation, or a click on a link, that leaves the current origin.'),
-    target: PolicyTarget.optional(),
-    text_pattern: Pattern('text_pattern').optional().describe('Regex on typed text.'),
-    command_pattern: Pattern('command_pattern')
-      .optional()
-      .describe('Regex on exec, exec/sync and debug commands.'),
-    computer_ids: z.array(z.string().min(1)).min(1).optional(),
-    task_only: z.literal(true).optional().describe('Only actions an agent task sends.'),
-  })
+  .strictObject(
+    {
+      action_types: z
+        .array(z.enum(GATED_TYPES))
+        .min(1)
+        .optional()
+        .describe('"exec" covers exec, exec/sync and debug; "click" every click alias.'),
+      url_pattern: z
+        .string()
+        .min(1)
+        .max(2000)
+        .optional()
+        .describe(
+          "A glob on the page's URL before the action: * any characters but /, ** any characters.",
+        ),
+      new_origin: z
+        .literal(true)
+        .optional()
+        .describe('A navigation, or a click on a link, that leaves the current origin.'),
+      target: PolicyTarget.optional(),
+      text_pattern: Pattern('text_pattern').optional().describe('Regex on typed text.'),
+      command_pattern: Pattern('command_pattern')
+        .optional()
+        .describe('Regex on exec, exec/sync and debug commands.'),
+      computer_ids: z.array(z.string().min(1)).min(1).optional(),
+      task_only: z.literal(true).optional().describe('Only actions an agent task sends.'),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `${issue.keys.join(', ')} is not a condition; a policy's when has ${WHEN_KEYS}`
+          : undefined,
+    },
+  )
   .describe('All conditions given must match; none given matches every action.');
 export type PolicyWhen = z.infer<typeof PolicyWhen>;
 

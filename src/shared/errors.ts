@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   exec_disabled: 403,
   ip_blocked: 403,
   forbidden: 403,
+  conflict: 409,
   not_found: 404,
   payload_too_large: 413,
   rate_limited: 429,

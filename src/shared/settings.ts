@@ -156,7 +156,10 @@ const ApprovalSettings = section('approvals', {
 });
 const NotificationSettings = section('notifications', {
   /** Each new item that waits for a person is POSTed here (JSON), signed with webhook_secret. */
-  webhook_url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+  webhook_url: z
+    .url({ protocol: /^https?$/ })
+    .nullable()
+    .default(null),
   /** Key of the HMAC-SHA256 signature in x-benchtop-signature. */
   webhook_secret: z.string().min(1).nullable().default(null),
 });

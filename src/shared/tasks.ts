@@ -4,7 +4,14 @@ import { OutputAction } from './responses.js';
 import { approvalFields } from './events.js';
 
 /** Why a task is paused (docs/API.md §14). */
-export const PAUSED_REASONS = ['user', 'takeover', 'approval', 'handoff', 'stalled', 'budget'] as const;
+export const PAUSED_REASONS = [
+  'user',
+  'takeover',
+  'approval',
+  'handoff',
+  'stalled',
+  'budget',
+] as const;
 export type PausedReason = (typeof PAUSED_REASONS)[number];
 
 export const STALL_KINDS = ['no_change', 'repeating', 'oscillating'] as const;

@@ -11,7 +11,11 @@ import type {
   ComputerPlan,
   StartContext,
 } from '../../src/main/core/computers/drivers/driver.js';
-import type { Screenshot, TabbedOperator } from '../../src/main/core/computers/operator.js';
+import type {
+  PageLook,
+  Screenshot,
+  TabbedOperator,
+} from '../../src/main/core/computers/operator.js';
 import type { EnvironmentState } from '../../src/main/core/store/environment-store.js';
 
 /** A 1×1 PNG. */
@@ -27,6 +31,8 @@ export type FakeOperatorOptions = {
   capabilities?: Iterable<ActionName>;
   /** How perform answers (default: an empty result in the fake tab). */
   perform?: (request: ActionRequest) => Promise<ActionOutcome>;
+  /** What look answers (default: the fake tab at about:blank, no element). */
+  look?: () => PageLook;
 };
 
 /** An operator that performs nothing and records what it was asked, for unit tests of core. */
@@ -62,6 +68,13 @@ export class FakeOperator implements TabbedOperator {
 
   mainTabId(): string {
     return FAKE_TAB;
+  }
+
+  look(): Promise<PageLook> {
+    this.calls.push('look');
+    return Promise.resolve(
+      this.options.look?.() ?? { tabId: FAKE_TAB, url: 'about:blank', target: null },
+    );
   }
 
   startCapture(): Promise<() => Promise<void>> {

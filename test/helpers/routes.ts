@@ -57,6 +57,7 @@ export const ROUTES = [
   'POST /agent/tasks/:id/resume',
   'POST /agent/tasks/:id/cancel',
   'POST /agent/tasks/:id/messages',
+  'POST /agent/tasks/:id/handoff',
   'GET /agent/tasks/:id/bundle',
   'GET /recordings',
   'GET /computers/:id/recording',
@@ -70,6 +71,13 @@ export const ROUTES = [
   'DELETE /keys/:id',
   'GET /settings',
   'PATCH /settings',
+  'GET /policies',
+  'PUT /policies',
+  'GET /approvals',
+  'GET /approvals/:id',
+  'POST /approvals/:id/approve',
+  'POST /approvals/:id/deny',
+  'GET /attention',
 ] as const;
 
 /** A valid body for each route that takes one (used where only the id or the encoding is wrong). */
@@ -99,4 +107,7 @@ export const VALID_BODY: Partial<Record<(typeof ROUTES)[number], unknown>> = {
   'POST /computers/:id/exec': { command: 'true' },
   'POST /computers/:id/exec/sync': { command: 'true' },
   'POST /agent/tasks/:id/messages': { message: 'hi' },
+  'POST /agent/tasks/:id/handoff': { reason: 'a person is needed' },
+  'POST /approvals/:id/approve': {},
+  'POST /approvals/:id/deny': {},
 };

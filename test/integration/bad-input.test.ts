@@ -25,6 +25,9 @@ const BODY_ROUTES: Route[] = [
   'POST /agent/tasks',
   'POST /agent/tasks/stream',
   'POST /agent/tasks/:id/messages',
+  'POST /agent/tasks/:id/handoff',
+  'POST /approvals/:id/approve',
+  'POST /approvals/:id/deny',
   'PATCH /settings',
 ];
 
@@ -753,6 +756,32 @@ const CASES: Case[] = [
   // ---- keys and settings (settings.test.ts has the rest; no case here may change a setting)
   { ...bad('POST /keys', 'a JSON array as the body', undefined, null), raw: '[1, 2]' },
   bad('PATCH /settings', 'unknown section', { colour: 'blue' }, 'colour', /unknown settings/),
+  bad('PUT /policies', 'not a list', { id: 'x' }, null),
+  bad('PUT /policies', 'no then', [{ id: 'x' }], '0.then'),
+  bad('PUT /policies', 'then not a decision', [{ id: 'x', then: 'maybe' }], '0.then'),
+  bad(
+    'PUT /policies',
+    'unknown condition',
+    [{ id: 'x', when: { colour: 1 }, then: 'ask' }],
+    '0.when.colour',
+    /is not a condition; a policy's when has action_types/,
+  ),
+  bad(
+    'PUT /policies',
+    'bad regex',
+    [{ id: 'x', when: { command_pattern: '[' }, then: 'ask' }],
+    '0.when.command_pattern',
+    /not a valid regular expression/,
+  ),
+  bad(
+    'PUT /policies',
+    'unknown action type',
+    [{ id: 'x', when: { action_types: ['fly'] }, then: 'ask' }],
+    '0.when.action_types.0',
+  ),
+  { ...bad('GET /approvals', 'unknown status', undefined, 'status'), query: '?status=maybe' },
+  bad('POST /agent/tasks/:id/handoff', 'no reason', {}, 'reason'),
+  bad('POST /approvals/:id/approve', 'note as a number', { note: 5 }, 'note'),
   bad('PATCH /settings', 'unknown key', { limits: { speed: 1 } }, 'limits.speed', /limits\.speed/),
   bad('PATCH /settings', 'wrong type', { limits: { max_tabs: 'many' } }, 'limits.max_tabs'),
   bad('PATCH /settings', 'out of range', { server: { port: 70_000 } }, 'server.port'),
@@ -841,6 +870,18 @@ const succeeded = (response: ApiResponse<ActionResult>) => {
 };
 
 const ACCEPTED: Accepted[] = [
+  {
+    route: 'GET /policies',
+    name: 'unknown query parameters',
+    query: '?all=1',
+    check: (response) => expect(Array.isArray(response.body)).toBe(true),
+  },
+  {
+    route: 'GET /attention',
+    name: 'unknown query parameters',
+    query: '?type=approval',
+    check: (response) => expect(Array.isArray(response.body)).toBe(true),
+  },
   {
     route: 'GET /keys',
     name: 'unknown query parameters',

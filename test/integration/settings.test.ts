@@ -74,6 +74,9 @@ describe('settings', () => {
       'proxy',
       'recording',
       'models',
+      'policies',
+      'approvals',
+      'notifications',
     ]);
     expect(response.body.settings.exec).toEqual({ enabled: true, sandbox_owner: true });
     expect(response.body.settings.recording).toEqual({

@@ -33,6 +33,10 @@ import { OrgStorage } from './store/org-storage.js';
 import { preparePrivateDataDir } from './store/private-files.js';
 import type { WorkerEntry } from './computers/desktop/worker-client.js';
 import { Recorder } from './recordings/recorder.js';
+import { ApprovalService } from './approvals/approval-service.js';
+import { ApprovalStore } from './approvals/approval-store.js';
+import { AttentionService } from './attention/attention-service.js';
+import { Webhook } from './attention/webhook.js';
 import { RecordingStore } from './recordings/recording-store.js';
 import { proxyPassword, SecretScrubber } from './recordings/secret-scrubber.js';
 
@@ -56,11 +60,14 @@ export type Core = Awaited<ReturnType<typeof createCore>>;
 /** Builds everything from settings. Plain Node: no Electron, no Express. */
 export async function createCore(options: CoreOptions) {
   const { dataDir } = options;
+  const log = options.log ?? (() => {});
   // Frozen snapshots: a settings change replaces the snapshot, and everything below reads the
   // current one where it uses a value (never a section kept from start).
   const source = new SettingsSource(options.settings);
   const settings = () => source.current();
   preparePrivateDataDir(dataDir);
+  const server = settings().server;
+  let baseUrl = `http://${server.host}:${server.port}`;
   const keys = new KeyStore(dataDir, { watch: options.watchKeys });
   if (options.trustedKey) keys.trustKey(options.trustedKey, 'local');
   const screenshots = new ScreenshotStore(
@@ -100,7 +107,18 @@ export async function createCore(options: CoreOptions) {
     log: options.log,
   });
   await recorder.init();
-  events.setTap(recorder.tap);
+  const approvals = new ApprovalService({
+    store: new ApprovalStore(database),
+    events,
+    screenshots,
+    baseUrl: () => baseUrl,
+    settings,
+  });
+  approvals.init();
+  events.setTap((event) => {
+    recorder.tap(event);
+    if (event.type === 'status') approvals.computerEnded(event.computer_id);
+  });
   screenshots.onSaved = (computerId, file) => void recorder.screenshotSaved(computerId, file);
   const { workerEntry } = options;
   const host = new HostDriver({ environments, settings, workerEntry });
@@ -120,20 +138,20 @@ export async function createCore(options: CoreOptions) {
     events,
     recorder,
   });
-  const server = settings().server;
-  let baseUrl = `http://${server.host}:${server.port}`;
   const shell = new ShellService({ events, policy, hostEnv: () => hostEnv(settings()) });
   const actions = new ActionRunner({
     screenshots,
     baseUrl: () => baseUrl,
     shell,
     events,
+    gate: approvals,
   });
   const computers = new ComputerService({
     registry,
     actions,
     shell,
     baseUrl: () => baseUrl,
+    gate: approvals,
   });
   const storage = new OrgStorage(database, () => settings().limits);
   // Read through getters: each image request sees the limits and hosts as they are now.
@@ -151,6 +169,14 @@ export async function createCore(options: CoreOptions) {
     new ImageResolver(screenshots, () => baseUrl, imageSettings),
   );
   const chat = new ChatService(models);
+  // What waits for a person: pending approvals and the tasks that stopped for one.
+  const attention = new AttentionService({
+    approvals,
+    tasks: {
+      list: (org, filter) => tasks.list(org, filter),
+      events: (org, id) => tasks.events(org, id),
+    },
+  });
   const tasks = new TaskService({
     store: new TaskStore(database, storage),
     responses,
@@ -160,7 +186,13 @@ export async function createCore(options: CoreOptions) {
     computers: registry,
     models,
     recorder,
+    settings,
+    observe: (computerId, listener) => approvals.observe(computerId, listener),
+    onEvent: (org, computerId, event) => attention.taskEvent(org, computerId, event),
   });
+  approvals.onAsked((org, approval) => attention.approvalAsked(org, approval));
+  const webhook = new Webhook(() => settings().notifications, log);
+  attention.subscribe((org, item) => webhook.send(org, item));
   // Read on every request, so a settings change applies at once.
   const guards = {
     failures: new AuthFailures(() => settings().limits.auth_failures_before_block),
@@ -198,6 +230,9 @@ export async function createCore(options: CoreOptions) {
     responses,
     chat,
     tasks,
+    approvals,
+    attention,
+    webhook,
     guards,
     settingsService,
     get baseUrl() {
@@ -212,6 +247,8 @@ export async function createCore(options: CoreOptions) {
       // already gone): a shutdown that stopped halfway would leave Chromium or desktops running.
       const steps: Array<() => unknown> = [
         () => tasks.close(),
+        () => approvals.close(),
+        () => webhook.drain(),
         () => blockFiles.close(),
         () => screencasts.close(),
         () => registry.close(),

@@ -11,6 +11,10 @@ import { truncateText } from '../shell/command-run.js';
 import { commandKey, RecentRuns } from '../shell/recent-commands.js';
 import { stoppedBecause } from '../computers/abortable.js';
 import type { ShellService } from '../shell/shell-service.js';
+import { Hold, type ApprovalService, type Decision } from '../approvals/approval-service.js';
+
+/** The approval gate as the runner uses it (docs/API.md §14). */
+export type Gate = Pick<ApprovalService, 'check' | 'wait'>;
 
 /**
  * What becomes of an action the computer cannot take (bad input for it, a computer that ended):
@@ -28,6 +32,8 @@ export type RunnerDeps = {
   shell: ShellService;
   /** Every action is published as action_request, then action_response. */
   events: ComputerEvents;
+  /** Policies checked before each action runs; without it every action runs. */
+  gate?: Gate;
 };
 
 /**
@@ -43,8 +49,22 @@ export class ActionRunner {
 
   constructor(private readonly deps: RunnerDeps) {}
 
-  run(session: ComputerSession, request: ActionRequest): Promise<ActionResult> {
-    return session.serialize(() => this.runReported(session, request, 'throw'));
+  /**
+   * Runs the action in the computer's queue. One a policy holds for a person waits outside the
+   * queue (other actions, a person's among them, go on meanwhile) and is checked again when
+   * approved, right before it runs.
+   */
+  async run(session: ComputerSession, request: ActionRequest): Promise<ActionResult> {
+    let admitted: Hold | undefined;
+    for (;;) {
+      const outcome = await session.serialize(() =>
+        this.runGated(session, request, 'throw', undefined, admitted),
+      );
+      if (!(outcome instanceof Hold)) return outcome;
+      const decision = await this.deps.gate!.wait(outcome, request.signal);
+      if (decision.status !== 'approved') return this.refused(session, request, decision);
+      admitted = outcome;
+    }
   }
 
   /**
@@ -63,11 +83,76 @@ export class ActionRunner {
     if (earlier) return earlier.then((run) => run.follow(from.signal));
     const run = new BatchRun(requests, {
       serialize: (work) => session.serialize(work),
-      step: (request, stop) => this.runReported(session, request, 'report', stop),
+      step: (request, stop, admitted) => this.runGated(session, request, 'report', stop, admitted),
+      wait: (hold, signal) => this.deps.gate!.wait(hold, signal),
+      refused: (request, decision) => this.refused(session, request, decision),
       onIdle: () => this.batches.trim(),
     });
     this.batches.remember(key, Promise.resolve(run));
     return run.follow(from.signal);
+  }
+
+  /** The gate's verdict first: a hold to wait for, a refusal, or the action run. */
+  private async runGated(
+    session: ComputerSession,
+    request: ActionRequest,
+    invalid: InvalidAction,
+    stop: AbortSignal | undefined,
+    admitted: Hold | undefined,
+  ): Promise<ActionResult | Hold> {
+    const { gate } = this.deps;
+    if (gate && session.status === 'running' && request.action.type !== 'finish') {
+      const verdict = await gate.check(
+        {
+          session,
+          action: request.action,
+          tabId: request.tabId,
+          taskId: request.taskId,
+          source: request.source,
+        },
+        admitted,
+      );
+      if (verdict.kind === 'held') return verdict.hold;
+      if (verdict.kind === 'refuse') {
+        return this.refused(session, request, { status: 'denied', message: verdict.message });
+      }
+    }
+    return this.runReported(session, request, invalid, stop);
+  }
+
+  /**
+   * The answer for an action that did not run: denied, its approval expired, or its request left
+   * while it was held. On the events stream as requested and answered with the error.
+   */
+  private refused(
+    session: ComputerSession,
+    request: ActionRequest,
+    decision: Exclude<Decision, { status: 'approved' }>,
+  ): ActionResult {
+    const message =
+      decision.status === 'abandoned'
+        ? `the ${request.action.type} action was not started: ${request.signal ? stoppedBecause(request.signal) : 'its request was closed'}`
+        : decision.message;
+    const publish = (event: ComputerEventInput) => this.deps.events.publish(session.id, event);
+    publish({
+      type: 'action_request',
+      request_id: request.requestId,
+      action: request.action,
+      ...(request.source && { source: request.source }),
+    });
+    publish({
+      type: 'action_response',
+      request_id: request.requestId,
+      status: 'error',
+      error_message: message,
+    });
+    return {
+      request_id: request.requestId,
+      status: 'error',
+      result: {},
+      error_message: message,
+      timestamp: now(),
+    };
   }
 
   /** Runs one action between its action_request and action_response events. */
@@ -284,7 +369,18 @@ export type BatchRequest = {
 /** How a batch runs its actions: in the computer's queue, each between its events. */
 type BatchDriver = {
   serialize: (work: () => Promise<void>) => Promise<void>;
-  step: (request: ActionRequest, stop: AbortSignal) => Promise<ActionResult>;
+  /** Runs the action, or answers the hold a policy put on it; `admitted`: approved, run it. */
+  step: (
+    request: ActionRequest,
+    stop: AbortSignal,
+    admitted: Hold | undefined,
+  ) => Promise<ActionResult | Hold>;
+  /** Waits for a person's decision on a held action, outside the computer's queue. */
+  wait: (hold: Hold, signal: AbortSignal) => Promise<Decision>;
+  refused: (
+    request: ActionRequest,
+    decision: Exclude<Decision, { status: 'approved' }>,
+  ) => ActionResult;
   /** Called whenever the batch stops running (done, or nobody waits for it). */
   onIdle: () => void;
 };
@@ -301,6 +397,10 @@ class BatchRun {
   private followers = 0;
   private interrupt: AbortController | undefined;
   private active: Promise<void> | undefined;
+  /** The next action, held for a person's decision. */
+  private held: Hold | undefined;
+  /** The next action, approved by a person: checked once more and run. */
+  private admitted: Hold | undefined;
   private settled = false;
   private settle!: { resolve: (answer: BatchResult) => void; reject: (error: unknown) => void };
   private readonly done = new Promise<BatchResult>(
@@ -347,7 +447,22 @@ class BatchRun {
   private async runWhileFollowed(): Promise<void> {
     const driver = this.driver!;
     try {
-      await driver.serialize(() => this.runActions(driver));
+      while (await this.runUntilHeld(driver)) {
+        // Held for a person: waits outside the computer's queue, while someone follows.
+        const held = this.held!;
+        const interrupt = (this.interrupt = new AbortController());
+        const decision = await driver.wait(held, interrupt.signal);
+        this.interrupt = undefined;
+        // Nobody follows any more: a retry carries on from here, joining the same approval.
+        if (decision.status === 'abandoned') break;
+        this.held = undefined;
+        if (decision.status === 'approved') {
+          this.admitted = held;
+          continue;
+        }
+        this.record(driver.refused(this.requests[this.next]!, decision));
+        break;
+      }
     } catch (error) {
       this.finish(() => this.settle.reject(error));
     }
@@ -357,36 +472,52 @@ class BatchRun {
     else driver.onIdle();
   }
 
+  /** Runs actions in the computer's queue; true when it stopped at one held for a person. */
+  private async runUntilHeld(driver: BatchDriver): Promise<boolean> {
+    await driver.serialize(() => this.runActions(driver));
+    return this.held !== undefined && !this.settled && this.followers > 0;
+  }
+
   private async runActions(driver: BatchDriver): Promise<void> {
     while (this.next < this.requests.length) {
       if (this.followers === 0) return;
       const request = this.requests[this.next]!;
       const interrupt = (this.interrupt = new AbortController());
-      const result = await driver.step(request, interrupt.signal);
+      const outcome = await driver.step(request, interrupt.signal, this.admitted);
       this.interrupt = undefined;
-      // Only a wait takes the signal; cut short, it is not done, and runs again when carried on.
-      if (interrupt.signal.aborted && request.action.type === 'wait' && result.status === 'error')
-        continue;
-      this.results.push(result);
-      this.retainedChars += JSON.stringify(result).length;
-      this.next += 1;
-      if (result.status === 'error') {
-        const failedIndex = this.next - 1;
-        const message = result.error_message!;
-        return this.finish(() =>
-          this.settle.resolve({
-            success: false,
-            results: this.results,
-            failed_index: failedIndex,
-            error_message: message,
-          }),
-        );
+      this.admitted = undefined;
+      if (outcome instanceof Hold) {
+        this.held = outcome;
+        return;
       }
+      // Only a wait takes the signal; cut short, it is not done, and runs again when carried on.
+      if (interrupt.signal.aborted && request.action.type === 'wait' && outcome.status === 'error')
+        continue;
+      if (!this.record(outcome)) return;
     }
     const results = this.results;
     this.finish(() =>
       this.settle.resolve({ success: true, results, failed_index: null, error_message: null }),
     );
+  }
+
+  /** Keeps the next action's result; false when it failed, which ends the batch. */
+  private record(result: ActionResult): boolean {
+    this.results.push(result);
+    this.retainedChars += JSON.stringify(result).length;
+    this.next += 1;
+    if (result.status !== 'error') return true;
+    const failedIndex = this.next - 1;
+    const message = result.error_message!;
+    this.finish(() =>
+      this.settle.resolve({
+        success: false,
+        results: this.results,
+        failed_index: failedIndex,
+        error_message: message,
+      }),
+    );
+    return false;
   }
 
   private finish(settle: () => void): void {

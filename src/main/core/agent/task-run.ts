@@ -12,7 +12,6 @@ import {
   type TerminalStatus,
 } from '../../../shared/tasks.js';
 import type { ActionRunner } from '../actions/action-runner.js';
-import type { ApprovalTarget } from '../../../shared/approvals.js';
 import type { Settings } from '../config.js';
 import type { ActionRequest } from '../computers/action.js';
 import type { ComputerSession } from '../computers/computer-session.js';
@@ -38,21 +37,8 @@ export type TaskRecorder = {
   }): Promise<void>;
 };
 
-/** An action about to run on a computer, with what was under its point (see ActionObserver). */
-export type ObservedAction = {
-  action: ActionRequest['action'];
-  /** The page's URL before it ran (browsers), else null. */
-  url: string | null;
-  /** The element under its point, or focused for typing (browsers), else null. */
-  target: ApprovalTarget | null;
-  source?: 'live_view';
-  taskId?: string;
-};
-/** Calls `listener` before each action that runs on the computer, until the returned stop is called. */
-export type ActionObserver = (
-  computerId: string,
-  listener: (seen: ObservedAction) => void,
-) => () => void;
+export type { ActionObserver, ObservedAction } from '../approvals/approval-service.js';
+import type { ActionObserver } from '../approvals/approval-service.js';
 
 export type TaskDeps = {
   store: TaskStore;
@@ -65,6 +51,8 @@ export type TaskDeps = {
   observe?: ActionObserver;
   /** The settings as they are now (model prices for usage.cost_usd). */
   settings?: () => Settings;
+  /** Hears every event of every task (what needs a person goes to the attention queue). */
+  onEvent?: (org: string, computerId: string, event: TaskEvent) => void;
 };
 
 export type TaskOptions = {
@@ -444,6 +432,7 @@ export class TaskRun {
       failure = error as Error;
     }
     for (const listener of this.listeners) listener(event);
+    this.deps.onEvent?.(this.org, this.session.id, event);
     return failure;
   }
 }

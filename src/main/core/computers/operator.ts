@@ -1,4 +1,5 @@
 import type { PageContext } from '../../../shared/actions.js';
+import type { ApprovalTarget } from '../../../shared/approvals.js';
 import type { ComputerKind } from '../../../shared/computers.js';
 import type { Action, ActionName, ActionOutcome, ActionRequest } from './action.js';
 
@@ -46,6 +47,9 @@ export interface Operator<N extends ActionName = ActionName> {
   close(): Promise<void>;
 }
 
+/** The page an action would act on, as far as the kind of computer can tell. */
+export type PageLook = { tabId: string | null; url: string | null; target: ApprovalTarget | null };
+
 /** An operator with tabs: its pages can be described, and one of them is the main tab. */
 export interface TabbedOperator<N extends ActionName = ActionName> extends Operator<N> {
   /**
@@ -55,6 +59,15 @@ export interface TabbedOperator<N extends ActionName = ActionName> extends Opera
   pageContext(tab: { executed?: string; requested?: string }): Promise<PageContext | undefined>;
   /** The main tab's id for results that do not name one (undefined on a desktop's screen). */
   mainTabId(): string | undefined;
+  /**
+   * The tab an action would run in, its URL, and with `target` the element under `at` (or the
+   * focused one when `at` is undefined): what a policy checks and an approval shows.
+   */
+  look(
+    tabId: string | undefined,
+    at: { x: number; y: number } | undefined,
+    target: boolean,
+  ): Promise<PageLook>;
 }
 
 export function isTabbed(operator: Operator): operator is TabbedOperator {

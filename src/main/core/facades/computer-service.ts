@@ -1,6 +1,7 @@
 import type { ActionResult, BatchResult, ComputerAction } from '../../../shared/actions.js';
 import type { Computer, ComputerStatus, CreateComputerBody } from '../../../shared/computers.js';
-import type { ActionRunner } from '../actions/action-runner.js';
+import type { ActionRunner, Gate } from '../actions/action-runner.js';
+import type { Hold } from '../approvals/approval-service.js';
 import { BenchtopError } from '../errors.js';
 import type { CommandRun } from '../shell/command-run.js';
 import type { CommandBody, ShellService } from '../shell/shell-service.js';
@@ -31,6 +32,8 @@ export type ServiceDeps = {
   shell: ShellService;
   /** Where the server listens, for the absolute URLs of a computer's view. */
   baseUrl: () => string;
+  /** Policies checked before a shell command starts. */
+  gate?: Gate;
 };
 
 /**
@@ -112,14 +115,51 @@ export class ComputerService {
    * Starts a shell command (or joins the one a retry of the request started). A bad cwd is an
    * error about the body's `cwd`.
    */
-  exec(
+  async exec(
     org: string,
     id: string,
     kind: 'exec' | 'exec_sync',
     body: CommandBody,
-    options: { requestId: string; retried: boolean },
+    options: { requestId: string; retried: boolean; signal?: AbortSignal },
   ): Promise<CommandRun> {
-    return this.deps.shell.start(this.getRunning(org, id), kind, body, options);
+    const session = this.getRunning(org, id);
+    // A retry of a command that already started joins it: it was let through then.
+    if (!(options.retried && this.deps.shell.joinable(session, kind, body))) {
+      await this.admitCommand(session, kind, body.command, options.signal);
+    }
+    return this.deps.shell.start(session, kind, body, options);
+  }
+
+  /**
+   * The policies' verdict on a shell command; one held for a person waits for the decision.
+   * Throws forbidden ("denied: …", "approval expired: …") when it may not run.
+   */
+  private async admitCommand(
+    session: ComputerSession,
+    kind: 'exec' | 'exec_sync',
+    command: string,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { gate } = this.deps;
+    if (!gate) return;
+    const request = { session, action: { type: kind, command } };
+    let admitted: Hold | undefined;
+    for (;;) {
+      const verdict = await gate.check(request, admitted);
+      if (verdict.kind === 'allow') return;
+      if (verdict.kind === 'refuse') throw new BenchtopError('forbidden', verdict.message);
+      const decision = await gate.wait(verdict.hold, signal);
+      if (decision.status === 'approved') {
+        admitted = verdict.hold;
+        continue;
+      }
+      throw new BenchtopError(
+        'forbidden',
+        decision.status === 'abandoned'
+          ? 'the command was not started: its request was closed while it waited for approval'
+          : decision.message,
+      );
+    }
   }
 
   /** The computer's session, running or recently ended (events, screencast). */

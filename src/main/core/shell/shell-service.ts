@@ -74,6 +74,11 @@ export class ShellService {
     return run;
   }
 
+  /** Whether a retry of this command would join a run of it that started. */
+  joinable(session: ComputerSession, kind: CommandKind, body: CommandBody): boolean {
+    return this.recent.find(commandKey(session.id, kind, body)) !== undefined;
+  }
+
   private async launch(
     session: ComputerSession,
     kind: CommandKind,

@@ -56,7 +56,7 @@ export class TaskStore {
 
   get(org: string, id: string): Task | undefined {
     const row = this.statements.get.get(id, org) as { body: string } | undefined;
-    return row && (parseTask(row.body));
+    return row && parseTask(row.body);
   }
 
   /** Newest first. */

@@ -20,7 +20,7 @@ type AdminRouteName =
   | 'settings.update';
 
 /** Settings belong to the machine's owner: the window's key and `benchtop keys create` keys. */
-function requireOwner(principal: Principal): void {
+export function requireOwner(principal: Principal): void {
   if (principal.org === 'local') return;
   throw new BenchtopError(
     'forbidden',

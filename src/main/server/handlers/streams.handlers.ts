@@ -89,13 +89,14 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
     }
   },
 
-  'exec.stream': async ({ body, params, principal, requestId, retried, ndjson }) => {
+  'exec.stream': async ({ body, params, principal, requestId, retried, closed, ndjson }) => {
     const out = ndjson();
     let run;
     try {
       run = await core.computers.exec(principal.org, params.id, 'exec', body, {
         requestId,
         retried,
+        signal: closed,
       });
     } catch (error) {
       // A command that cannot start is an error line in a 200 answer; other refusals keep their status.
@@ -107,10 +108,18 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
     out.end();
   },
 
-  'exec.sync': async ({ body, params, principal, requestId, retried }): Promise<ExecSyncResult> => {
+  'exec.sync': async ({
+    body,
+    params,
+    principal,
+    requestId,
+    retried,
+    closed,
+  }): Promise<ExecSyncResult> => {
     const run = await core.computers.exec(principal.org, params.id, 'exec_sync', body, {
       requestId,
       retried,
+      signal: closed,
     });
     const { stdout, stderr, exitCode, truncated } = await run.outcome();
     return { stdout, stderr, exit_code: exitCode, ...(truncated && { truncated: true as const }) };

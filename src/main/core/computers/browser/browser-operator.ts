@@ -1,3 +1,4 @@
+import { readTarget } from './page-target.js';
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import type { PageContext } from '../../../../shared/actions.js';
 import { CONTROL_CHARACTERS } from '../../../../shared/stealth.js';
@@ -12,6 +13,7 @@ import {
   type RequestOf,
   type Screenshot,
   type TabbedOperator,
+  type PageLook,
 } from '../operator.js';
 import { Activity } from '../activity.js';
 import type { RecordingSink } from '../drivers/driver.js';
@@ -347,6 +349,12 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
 
   mainTabId(): string | undefined {
     return this.tabs.mainId;
+  }
+
+  async look(tabId: string | undefined, at: Point | undefined, target: boolean): Promise<PageLook> {
+    const { id, page } = this.tabs.page(tabId);
+    const element = target ? await readTarget(await this.cdp(page), at).catch(() => null) : null;
+    return { tabId: id, url: page.url(), target: element };
   }
 
   async close(): Promise<void> {

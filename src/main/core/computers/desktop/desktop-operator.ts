@@ -14,6 +14,7 @@ import type {
   Screenshot,
   TabbedOperator,
   TerminalOperator,
+  PageLook,
 } from '../operator.js';
 import { BROWSER_ACTIONS, DesktopBrowser } from './desktop-browser.js';
 import type { WorkerButton } from './desktop-protocol.js';
@@ -334,6 +335,11 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
   }
 
   /** Undefined: actions other than the browser's (a click, a wait) act on the whole screen. */
+  /** A desktop's screen has no DOM to read: policies on the page never match here. */
+  look(): Promise<PageLook> {
+    return Promise.resolve({ tabId: null, url: null, target: null });
+  }
+
   mainTabId(): undefined {
     return undefined;
   }

@@ -1,0 +1,423 @@
+import type {
+  Approval,
+  ApprovalListQuery,
+  ApprovalTarget,
+  Policy,
+} from '../../../shared/approvals.js';
+import type { Action } from '../computers/action.js';
+import type { Settings } from '../config.js';
+import type { ComputerSession } from '../computers/computer-session.js';
+import { isTabbed, type PageLook } from '../computers/operator.js';
+import { BenchtopError, notFound } from '../errors.js';
+import type { ComputerEvents } from '../events/computer-events.js';
+import { newId, now } from '../ids.js';
+import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
+import type { ApprovalStore } from './approval-store.js';
+import {
+  PolicyMatcher,
+  pointOf,
+  typesText,
+  type GateSubject,
+  type LookLevel,
+} from './policy-matcher.js';
+import { drawTarget } from './draw-target.js';
+
+/** An action about to run on a computer, with what was under its point (see observe()). */
+export type ObservedAction = {
+  action: Action;
+  /** The page's URL before it ran (browsers), else null. */
+  url: string | null;
+  /** The element under its point, or focused for typing (browsers), else null. */
+  target: ApprovalTarget | null;
+  source?: 'live_view';
+  taskId?: string;
+};
+/** Calls `listener` before each action that runs on the computer, until the returned stop is called. */
+export type ActionObserver = (
+  computerId: string,
+  listener: (seen: ObservedAction) => void,
+) => () => void;
+
+/** An action (or shell command) about to run, and who sent it. */
+export type GateRequest = {
+  session: ComputerSession;
+  action: GateSubject['action'];
+  tabId?: string;
+  taskId?: string;
+  source?: 'live_view';
+};
+
+/** How a held action ended when it did not run. */
+export type Refusal = { status: 'denied' | 'expired'; message: string };
+export type Decision = { status: 'approved' } | Refusal | { status: 'abandoned' };
+
+export type Verdict =
+  { kind: 'allow' } | { kind: 'refuse'; message: string } | { kind: 'held'; hold: Hold };
+
+const ALLOW: Verdict = { kind: 'allow' };
+const NOBODY: PageLook = { tabId: null, url: null, target: null };
+
+/**
+ * One pending approval: the request that waits for it (or, once its request left, none until a
+ * retry of it joins), and the decision.
+ */
+export class Hold {
+  waiters = 0;
+  timer: NodeJS.Timeout | undefined;
+  decide!: (decision: Decision) => void;
+  readonly decision = new Promise<Decision>((resolve) => (this.decide = resolve));
+  settle!: () => void;
+  /** Resolved once the approval's status is final (approved and run, denied or expired). */
+  readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
+
+  constructor(
+    readonly approval: Approval,
+    readonly org: string,
+    /** The same action on the same computer and tab, from the same task: a retry joins it. */
+    readonly key: string,
+  ) {}
+}
+
+export type ApprovalDeps = {
+  store: ApprovalStore;
+  events: ComputerEvents;
+  screenshots: ScreenshotStore;
+  baseUrl: () => string;
+  settings: () => Pick<Settings, 'policies' | 'approvals'>;
+};
+
+type Observer = (seen: ObservedAction) => void;
+
+/**
+ * The gate of docs/API.md §14 in front of every path that acts: policies decide allow, deny or
+ * ask; an asked action is held as an approval for exactly that action (computer, tab, body, page
+ * URL and target element) until a person decides, and runs only if none of those changed.
+ */
+export class ApprovalService {
+  private matcher: { policies: readonly Policy[]; matcher: PolicyMatcher } | undefined;
+  private readonly holds = new Map<string, Hold>();
+  private readonly observers = new Map<string, Set<Observer>>();
+  private readonly askedListeners = new Set<(org: string, approval: Approval) => void>();
+
+  constructor(private readonly deps: ApprovalDeps) {}
+
+  /** Approvals left pending by a previous run can no longer run: nothing waits for them. */
+  init(): void {
+    for (const { approval } of this.deps.store.pending()) {
+      this.deps.store.update({
+        ...approval,
+        status: 'expired',
+        decided_at: now(),
+        status_reason: 'Benchtop restarted before a decision',
+      });
+    }
+  }
+
+  /**
+   * Checks an action right before it would run (inside the computer's queue, so what it sees is
+   * what it acts on). `admitted`: a hold a person approved, run now if nothing changed, else
+   * expired and asked again.
+   */
+  async check(request: GateRequest, admitted?: Hold): Promise<Verdict> {
+    const observers = this.observers.get(request.session.id);
+    if (request.source === 'live_view') {
+      // A person acting in the window is the one who would approve: only watched.
+      if (observers) this.notify(observers, request, await this.look(request, true));
+      return ALLOW;
+    }
+    let look: PageLook | undefined;
+    let lookedAtTarget = false;
+    const looker = async (level: LookLevel) => {
+      if (!look || (level === 'target' && !lookedAtTarget)) {
+        look = await this.look(request, level === 'target');
+        lookedAtTarget ||= level === 'target';
+      }
+      return look;
+    };
+    if (admitted) {
+      const changed = this.changes(admitted, request, await looker('target'));
+      if (!changed) {
+        this.finish(admitted, 'approved', null);
+        if (observers) this.notify(observers, request, look!);
+        return ALLOW;
+      }
+      this.finish(admitted, 'expired', changed);
+    }
+    const matcher = this.currentMatcher();
+    const subject = {
+      computerId: request.session.id,
+      action: request.action,
+      taskId: request.taskId,
+    };
+    const match = matcher.empty ? undefined : await matcher.match(subject, looker);
+    if (!match || match.decision === 'allow') {
+      if (observers) this.notify(observers, request, await looker('target'));
+      return ALLOW;
+    }
+    const { policy } = match;
+    if (match.decision === 'deny') {
+      return { kind: 'refuse', message: `denied: policy ${policy.id}${said(policy)}` };
+    }
+    const key = holdKey(request);
+    const orphan = [...this.holds.values()].find((hold) => hold.key === key && hold.waiters === 0);
+    if (orphan) return { kind: 'held', hold: orphan };
+    return { kind: 'held', hold: await this.ask(request, policy, await looker('target')) };
+  }
+
+  /** Waits for the decision on a hold; 'abandoned' when `signal` aborts first (it stays pending). */
+  async wait(hold: Hold, signal: AbortSignal | undefined): Promise<Decision> {
+    if (signal?.aborted) return { status: 'abandoned' };
+    hold.waiters += 1;
+    let leave = () => {};
+    const abandoned = new Promise<Decision>((resolve) => {
+      leave = () => resolve({ status: 'abandoned' });
+      signal?.addEventListener('abort', leave, { once: true });
+    });
+    try {
+      return await Promise.race([hold.decision, abandoned]);
+    } finally {
+      hold.waiters -= 1;
+      signal?.removeEventListener('abort', leave);
+    }
+  }
+
+  /**
+   * A person lets the held action run. Answers once it ran (approved) or could not (expired:
+   * what changed; the action is then asked again as a new approval).
+   */
+  async approve(org: string, id: string, note: string | undefined): Promise<Approval> {
+    const hold = this.pendingHold(org, id);
+    if (hold.waiters === 0) {
+      this.finish(
+        hold,
+        'expired',
+        'nobody waits for the action any more: its request was closed before the decision',
+        note,
+      );
+    } else {
+      hold.approval.note = note ?? null;
+      hold.decide({ status: 'approved' });
+    }
+    await hold.settled;
+    return this.get(org, id);
+  }
+
+  /** A person refuses the held action: nothing runs; whoever sent it is told. */
+  deny(org: string, id: string, note: string | undefined): Approval {
+    const hold = this.pendingHold(org, id);
+    this.finish(hold, 'denied', null, note);
+    return this.get(org, id);
+  }
+
+  get(org: string, id: string): Approval {
+    const approval = this.deps.store.get(org, id);
+    if (!approval) throw notFound(`no approval ${id}; GET /approvals lists them`);
+    return approval;
+  }
+
+  list(org: string, query: Partial<ApprovalListQuery> = {}): Approval[] {
+    return this.deps.store.list(org, query);
+  }
+
+  /** Calls `listener` for each new approval (the attention queue, notifications). */
+  onAsked(listener: (org: string, approval: Approval) => void): () => void {
+    this.askedListeners.add(listener);
+    return () => this.askedListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` before each action that runs on the computer with its page URL and target,
+   * until the returned function is called (what a person did during a handoff).
+   */
+  observe(computerId: string, listener: Observer): () => void {
+    let set = this.observers.get(computerId);
+    if (!set) this.observers.set(computerId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.observers.get(computerId) === set)
+        this.observers.delete(computerId);
+    };
+  }
+
+  /** Held actions of a computer that ended can never run. */
+  computerEnded(computerId: string): void {
+    for (const hold of this.holds.values()) {
+      if (hold.approval.computer_id === computerId) {
+        this.finish(hold, 'expired', 'the computer ended before a decision');
+      }
+    }
+  }
+
+  close(): void {
+    for (const hold of this.holds.values()) {
+      this.finish(hold, 'expired', 'Benchtop shut down before a decision');
+    }
+  }
+
+  // ---- inside ------------------------------------------------------------------------------
+
+  private currentMatcher(): PolicyMatcher {
+    const policies = this.deps.settings().policies;
+    if (this.matcher?.policies !== policies) {
+      this.matcher = { policies, matcher: new PolicyMatcher(policies) };
+    }
+    return this.matcher.matcher;
+  }
+
+  private async look(request: GateRequest, target: boolean): Promise<PageLook> {
+    const { operator } = request.session;
+    if (!isTabbed(operator)) return NOBODY;
+    const { action } = request;
+    const at = typesText(action) ? undefined : pointOf(action);
+    return operator.look(request.tabId, at, target).catch(() => NOBODY);
+  }
+
+  private async ask(request: GateRequest, policy: Policy, look: PageLook): Promise<Hold> {
+    const { session } = request;
+    const approval: Approval = {
+      id: newId('apr'),
+      status: 'pending',
+      computer_id: session.id,
+      task_id: request.taskId ?? null,
+      tab_id: look.tabId,
+      action: shown(request.action),
+      policy_id: policy.id,
+      reason: policy.description ?? `policy ${policy.id} asks a person first`,
+      url: look.url,
+      target: look.target,
+      screenshot_url: await this.screenshot(request, look).catch(() => null),
+      created_at: now(),
+      decided_at: null,
+      note: null,
+      status_reason: null,
+    };
+    this.deps.store.insert(session.org, approval);
+    const hold = new Hold(approval, session.org, holdKey(request));
+    this.holds.set(approval.id, hold);
+    const seconds = this.deps.settings().approvals.timeout_seconds;
+    hold.timer = setTimeout(
+      () =>
+        this.finish(hold, 'expired', `no decision within ${seconds} s (approvals.timeout_seconds)`),
+      seconds * 1000,
+    );
+    hold.timer.unref();
+    this.deps.events.publish(session.id, {
+      type: 'approval_required',
+      approval_id: approval.id,
+      task_id: approval.task_id,
+      action: approval.action,
+      policy_id: approval.policy_id,
+      reason: approval.reason,
+      url: approval.url,
+      target: approval.target,
+      screenshot_url: approval.screenshot_url,
+    });
+    for (const listener of this.askedListeners) listener(session.org, approval);
+    return hold;
+  }
+
+  /** The screen when asked, with the point acted on drawn. */
+  private async screenshot(request: GateRequest, look: PageLook): Promise<string> {
+    const shot = await request.session.operator.screenshot(look.tabId ?? request.tabId);
+    const point = pointOf(request.action);
+    const png = point ? await drawTarget(shot.png, point) : shot.png;
+    const path = await this.deps.screenshots.save(request.session.id, png);
+    return `${this.deps.baseUrl()}${path}`;
+  }
+
+  /** What differs between the approval and the action about to run; null when nothing does. */
+  private changes(hold: Hold, request: GateRequest, look: PageLook): string | null {
+    const { approval } = hold;
+    if (request.session.status !== 'running') return 'the computer ended before the action ran';
+    if (approval.tab_id !== look.tabId)
+      return `the tab changed: ${approval.tab_id} → ${look.tabId}`;
+    if (approval.url !== look.url) return `the page changed: ${approval.url} → ${look.url}`;
+    const before = describeTarget(approval.target);
+    const after = describeTarget(look.target);
+    if (before !== after) return `the target changed: ${before} → ${after}`;
+    return null;
+  }
+
+  private pendingHold(org: string, id: string): Hold {
+    const hold = this.holds.get(id);
+    if (hold && hold.org === org) return hold;
+    const approval = this.get(org, id);
+    throw new BenchtopError(
+      'conflict',
+      `approval ${id} is already ${approval.status}${approval.status_reason ? ` (${approval.status_reason})` : ''}; only a pending approval can be decided`,
+    );
+  }
+
+  /** Records the final status, tells the computer's stream and whoever waits. */
+  private finish(
+    hold: Hold,
+    status: 'approved' | 'denied' | 'expired',
+    reason: string | null,
+    note?: string,
+  ): void {
+    if (!this.holds.delete(hold.approval.id)) return;
+    clearTimeout(hold.timer);
+    const approval = hold.approval;
+    approval.status = status;
+    approval.decided_at = now();
+    if (note !== undefined) approval.note = note;
+    approval.status_reason = reason;
+    try {
+      this.deps.store.update(approval);
+    } finally {
+      this.deps.events.publish(approval.computer_id, {
+        type: 'approval_decided',
+        approval_id: approval.id,
+        task_id: approval.task_id,
+        status,
+        note: approval.note,
+        status_reason: reason,
+      });
+      if (status === 'denied') {
+        hold.decide({ status, message: `denied: ${approval.note || 'a person denied it'}` });
+      } else if (status === 'expired') {
+        hold.decide({ status, message: `approval expired: ${reason}` });
+      }
+      hold.settle();
+    }
+  }
+
+  private notify(observers: Set<Observer>, request: GateRequest, look: PageLook): void {
+    const seen: ObservedAction = {
+      action: request.action as ObservedAction['action'],
+      url: look.url,
+      target: look.target,
+      ...(request.source && { source: request.source }),
+      ...(request.taskId && { taskId: request.taskId }),
+    };
+    for (const observer of observers) observer(seen);
+  }
+}
+
+function said(policy: Policy): string {
+  return policy.description ? ` (${policy.description})` : '';
+}
+
+function holdKey(request: GateRequest): string {
+  return JSON.stringify([
+    request.session.id,
+    request.tabId ?? null,
+    request.taskId ?? null,
+    request.action,
+  ]);
+}
+
+/** The held action as an approval shows it: the action as it runs, a command with its text. */
+function shown(action: GateSubject['action']): Approval['action'] {
+  return { ...action } as Approval['action'];
+}
+
+function describeTarget(target: PageLook['target']): string {
+  if (!target) return 'nothing';
+  const parts = [target.role ?? target.tag ?? 'element'];
+  if (target.name) parts.push(`“${target.name}”`);
+  if (target.input_type) parts.push(`(${target.input_type})`);
+  if (target.href) parts.push(`→ ${target.href}`);
+  return parts.join(' ');
+}
