@@ -213,7 +213,7 @@ describe('the Needs-you screen', () => {
     await expect
       .poll(() => asked.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
       .toBeGreaterThan(0);
-    await steps.getByText('I was not allowed to pay.').waitFor();
+    await steps.locator('.event-completed').getByText('I was not allowed to pay.').waitFor();
     await saveScreenshots(page, 'task-denied-timeline');
     expect(await timesPaid()).toBe(1);
   });
