@@ -7,6 +7,7 @@ import {
   dialog,
   Menu,
   nativeImage,
+  Notification,
   screen,
   session,
   shell,
@@ -15,6 +16,7 @@ import {
 import Store from 'electron-store';
 import { defaultDataDir } from './core/config.js';
 import { builtAppPaths, startBenchtop, type Benchtop } from './start-benchtop.js';
+import { notifyAttention, type ShowNotification } from './window/attention-notifications.js';
 import { navigationGuard } from './window/navigation-guard.js';
 import { closeOnQuit } from './window/quit-handling.js';
 import { trayMenuTemplate } from './window/tray-menu.js';
@@ -42,11 +44,13 @@ const paths = appPaths(import.meta.dirname);
 let window: BrowserWindow | undefined;
 let tray: Tray | undefined;
 
-function openWindow(benchtop: Benchtop, preferences: WindowPreferences): void {
+function openWindow(benchtop: Benchtop, preferences: WindowPreferences, route?: string): void {
   if (window && !window.isDestroyed()) {
     if (window.isMinimized()) window.restore();
     window.show();
     window.focus();
+    if (route)
+      void window.webContents.executeJavaScript(`location.hash = ${JSON.stringify(route)}`);
     return;
   }
   const serverUrl = benchtop.server.url;
@@ -75,7 +79,7 @@ function openWindow(benchtop: Benchtop, preferences: WindowPreferences): void {
     if (window === created) window = undefined;
   });
   window = created;
-  created.loadURL(windowUrl(serverUrl, devUrl, restored.route)).catch((error: unknown) => {
+  created.loadURL(windowUrl(serverUrl, devUrl, route ?? restored.route)).catch((error: unknown) => {
     dialog.showErrorBox('Benchtop could not load its window', String(error));
   });
 }
@@ -97,6 +101,20 @@ function createTray(benchtop: Benchtop, preferences: WindowPreferences): void {
   tray.setContextMenu(Menu.buildFromTemplate(template));
   tray.on('click', () => openWindow(benchtop, preferences));
 }
+
+/** Notifications shown and not yet closed: one collected early would lose its click handler. */
+const notifications = new Set<Notification>();
+
+const showNotification: ShowNotification = (notice, onClick) => {
+  const shown = new Notification(notice);
+  notifications.add(shown);
+  shown.on('click', () => {
+    notifications.delete(shown);
+    onClick();
+  });
+  shown.on('close', () => notifications.delete(shown));
+  shown.show();
+};
 
 function main(): void {
   // The settings and keys `benchtop serve` uses (BENCHTOP_DATA_DIR or the platform's folder).
@@ -131,6 +149,12 @@ function main(): void {
     ([benchtop]) => {
       createTray(benchtop, preferences);
       openWindow(benchtop, preferences);
+      if (Notification.isSupported()) {
+        const stop = notifyAttention(benchtop.core.attention, showNotification, (route) =>
+          openWindow(benchtop, preferences, route),
+        );
+        app.on('will-quit', stop);
+      }
       app.on('second-instance', () => openWindow(benchtop, preferences));
       app.on('activate', () => openWindow(benchtop, preferences));
     },

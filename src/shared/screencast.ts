@@ -24,3 +24,20 @@ export const ScreencastFrame = z
 export const CursorPosition = z
   .object({ x: z.number(), y: z.number() })
   .meta({ id: 'CursorPosition' });
+
+/** Most computers one screencasts stream follows (a grid of thumbnails). */
+export const MAX_SCREENCASTS = 50;
+
+/** Query of GET /screencasts: several computers' frames on one connection. */
+export const ScreencastsQuery = ScreencastQuery.extend({
+  ids: z
+    .string()
+    .transform((text) => [...new Set(text.split(',').filter(Boolean))])
+    .pipe(z.array(z.string().min(1).max(200)).min(1).max(MAX_SCREENCASTS))
+    .describe('The computers, comma-separated.'),
+});
+
+/** A frame of GET /screencasts: which computer it shows, and the frame. */
+export const ComputerFrame = ScreencastFrame.extend({ computer_id: z.string() }).meta({
+  id: 'ComputerFrame',
+});

@@ -38,6 +38,7 @@ export const ROUTES = [
   'DELETE /computers/:id/tabs/:tab_id',
   'GET /computers/:id/events',
   'GET /computers/:id/screencast',
+  'GET /screencasts',
   'POST /computers/:id/exec',
   'POST /computers/:id/exec/sync',
   'DELETE /environments/:id',

@@ -204,6 +204,8 @@ const CASES: Case[] = [
   // ---- GET /computers
   { ...bad('GET /computers', 'unknown list type', undefined, 'type'), query: '?type=bogus' },
   { ...bad('GET /recordings', 'limit 0', undefined, 'limit'), query: '?limit=0' },
+  { ...bad('GET /screencasts', 'no computer named', undefined, 'ids'), query: '?ids=,' },
+  { ...bad('GET /screencasts', 'fps 0', undefined, 'fps'), query: '?ids=comp_x&fps=0' },
   { ...bad('GET /recordings', 'limit not a number', undefined, 'limit'), query: '?limit=many' },
   {
     ...bad('GET /computers', 'list type given twice', undefined, 'type'),

@@ -19,9 +19,10 @@ export type SseStream = {
   send(data: unknown, event?: string): void;
   /**
    * Sends a frame if the client keeps up; otherwise keeps only the newest one for when it does,
-   * so a slow client gets fewer frames, never a growing backlog.
+   * so a slow client gets fewer frames, never a growing backlog. A stream of several sources'
+   * frames keeps the newest of each (`source`: a computer's id).
    */
-  sendLatest(data: unknown): void;
+  sendLatest(data: unknown, source?: string): void;
   /** Registers cleanup for when the stream ends (client gone or end() called). */
   onClose(dispose: () => void): void;
   end(): void;
@@ -64,7 +65,7 @@ export function openSse(
   const disposers: Array<() => void> = [];
   let closed = false;
   let waitingForDrain = false;
-  let latest: string | undefined;
+  const latest = new Map<string, string>();
   // What a stream sends the moment it opens (a task's stored events) is bounded by what is
   // stored, so it does not count against the client; only falling behind afterwards does.
   let allowance = Infinity;
@@ -93,11 +94,9 @@ export function openSse(
   res.on('drain', () => {
     waitingForDrain = false;
     allowance = Math.min(allowance, MAX_UNSENT_BYTES);
-    if (latest !== undefined) {
-      const frame = latest;
-      latest = undefined;
-      write(frame);
-    }
+    const frames = [...latest.values()];
+    latest.clear();
+    for (const frame of frames) write(frame);
   });
   res.on('close', close);
   const heartbeat = setInterval(
@@ -121,9 +120,10 @@ export function openSse(
       }
       write(format(data, event));
     },
-    sendLatest(data) {
+    sendLatest(data, source = '') {
       const frame = format(data);
-      if (waitingForDrain && res.writableLength > MAX_BUFFERED_FRAME_BYTES) latest = frame;
+      if (waitingForDrain && res.writableLength > MAX_BUFFERED_FRAME_BYTES)
+        latest.set(source, frame);
       else write(frame);
     },
     onClose(dispose) {

@@ -1,8 +1,11 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { ApiContext } from './api/api-context.js';
+import { ApiContext, useApi } from './api/api-context.js';
 import { forgetKey, rememberKey, type Connection } from './api/connection.js';
+import { attentionQuery } from './api/queries.js';
 import { createWindowClient } from './api/window-client.js';
+import { AttentionScreen } from './attention/attention-screen.js';
+import { useAttentionNotifications } from './attention/use-attention-notifications.js';
 import { href, useHashRoute, type Route } from './hooks/use-hash-route.js';
 import { LiveScreen } from './live/live-screen.js';
 import { RecordingsScreen } from './recordings/recordings-screen.js';
@@ -47,6 +50,8 @@ function Screen({ route }: { route: Route }) {
       return <RecordingsScreen computerId={route.id} />;
     case 'settings':
       return <SettingsScreen />;
+    case 'attention':
+      return <AttentionScreen />;
     default:
       return <SessionsScreen />;
   }
@@ -54,14 +59,23 @@ function Screen({ route }: { route: Route }) {
 
 function Navigation(props: { route: Route; baseUrl: string; onSignOut: () => void }) {
   const current = props.route.screen === 'computer' ? 'sessions' : props.route.screen;
-  const link = (screen: string, target: string, label: string) => (
+  const waiting = useQuery(attentionQuery(useApi())).data?.length ?? 0;
+  useAttentionNotifications();
+  const link = (screen: string, target: string, label: string, count = 0) => (
     <a href={target} aria-current={current === screen ? 'page' : undefined}>
       {label}
+      {count > 0 && (
+        <span className="nav-count">
+          {count}
+          <span className="visually-hidden"> waiting</span>
+        </span>
+      )}
     </a>
   );
   return (
     <nav className="sidebar" aria-label="Screens">
       <div className="brand">Benchtop</div>
+      {link('attention', href.attention, 'Needs you', waiting)}
       {link('sessions', href.sessions, 'Sessions')}
       {link('tasks', href.tasks, 'Tasks')}
       {link('recordings', href.recordings, 'Recordings')}

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { ComputerEvent, StatusEvent } from '../events.js';
-import { CursorPosition, ScreencastFrame, ScreencastQuery } from '../screencast.js';
+import {
+  ComputerFrame,
+  CursorPosition,
+  ScreencastFrame,
+  ScreencastQuery,
+  ScreencastsQuery,
+} from '../screencast.js';
 import { ExecBody, ExecLine, ExecSyncBody, ExecSyncResult } from '../exec.js';
 import { IdParams, json, ndjson, route, sse } from './route.js';
 
@@ -27,6 +33,16 @@ export const STREAM_ROUTES = {
     answer: sse(ScreencastEvent),
     summary:
       'Live JPEG frames (SSE, unnamed events); desktops also send named cursor_position events. Ends with a status event when the computer ends.',
+    tag: 'streams',
+  }),
+  'streams.screencasts': route({
+    name: 'streams.screencasts',
+    method: 'get',
+    path: '/screencasts',
+    query: ScreencastsQuery,
+    answer: sse(z.union([ComputerFrame, StatusEvent])),
+    summary:
+      "Several computers' live frames on one connection, each with its computer_id; a status event when one ends (Benchtop extension: a browser opens at most six connections to a server)",
     tag: 'streams',
   }),
 } as const;

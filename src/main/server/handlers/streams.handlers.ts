@@ -5,7 +5,8 @@ import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
 import type { Handlers } from '../register-routes.js';
 
-type StreamRouteName = 'streams.events' | 'streams.screencast' | 'exec.stream' | 'exec.sync';
+type StreamRouteName =
+  'streams.events' | 'streams.screencast' | 'streams.screencasts' | 'exec.stream' | 'exec.sync';
 
 /** The status event a stream ends with once its computer has ended. */
 function finalStatus(session: ComputerSession): ComputerEvent {
@@ -55,6 +56,37 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
     };
     session.ended.signal.addEventListener('abort', ended, { once: true });
     stream.onClose(() => session.ended.signal.removeEventListener('abort', ended));
+  },
+
+  'streams.screencasts': ({ query, principal, openEvents }) => {
+    // Looked up before the stream opens: an unknown computer is a plain 404.
+    const sessions = query.ids.map((id) => core.computers.get(principal.org, id));
+    const stream = openEvents();
+    let live = sessions.length;
+    const ended = (session: ComputerSession) => {
+      stream.send(finalStatus(session));
+      live -= 1;
+      if (live === 0) stream.end();
+    };
+    for (const session of sessions) {
+      if (session.status !== 'running') {
+        ended(session);
+        continue;
+      }
+      const stop = core.screencasts.watch(session, {
+        fps: query.fps,
+        quality: query.quality,
+        maxWidth: query.max_width,
+        onFrame: (event) => stream.sendLatest({ ...event, computer_id: session.id }, session.id),
+        onCursor: () => undefined,
+      });
+      const onEnd = () => ended(session);
+      session.ended.signal.addEventListener('abort', onEnd, { once: true });
+      stream.onClose(() => {
+        stop();
+        session.ended.signal.removeEventListener('abort', onEnd);
+      });
+    }
   },
 
   'exec.stream': async ({ body, params, principal, requestId, retried, closed, ndjson }) => {

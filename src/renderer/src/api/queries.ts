@@ -34,6 +34,9 @@ export const queryKeys = {
     ['recordings', 'video', computerId, version] as const,
   models: ['models'] as const,
   settings: ['settings'] as const,
+  policies: ['policies'] as const,
+  attention: ['attention'] as const,
+  pendingApprovals: ['approvals', 'pending'] as const,
   keys: ['keys'] as const,
 };
 
@@ -52,6 +55,9 @@ const POLL_MS = {
   recording: 3000,
   models: 30_000,
   keys: 10_000,
+  // A person waits on these: an action held for them should show within a second.
+  attention: 1000,
+  approvals: 1000,
 };
 
 export const computersQuery = (api: ApiClient) =>
@@ -160,6 +166,31 @@ export const settingsQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: queryKeys.settings,
     queryFn: ({ signal }) => api.call('settings.get', { signal }),
+  });
+
+/** What waits for a person, oldest first: the Needs-you queue and the navigation's count. */
+export const attentionQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.attention,
+    queryFn: ({ signal }) => api.call('attention.list', { signal }),
+    refetchInterval: POLL_MS.attention,
+  });
+
+/** The held actions, for what the queue shows of each (screenshot, target, reason). */
+export const pendingApprovalsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.pendingApprovals,
+    queryFn: ({ signal }) =>
+      api.call('approvals.list', { query: { status: 'pending', limit: 1000 }, signal }),
+    refetchInterval: POLL_MS.approvals,
+  });
+
+/** The policies, read when the settings open, not again behind the back of a person editing. */
+export const policiesQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.policies,
+    queryFn: ({ signal }) => api.call('policies.get', { signal }),
+    refetchOnWindowFocus: false,
   });
 
 /**

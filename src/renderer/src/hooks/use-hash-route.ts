@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 
 export type Route =
   | { screen: 'sessions' }
+  | { screen: 'attention' }
   | { screen: 'computer'; id: string }
   | { screen: 'tasks'; id?: string }
   | { screen: 'recordings'; id?: string }
@@ -15,11 +16,13 @@ export function parseRoute(hash: string): Route {
     return { screen: 'recordings', id: id ? decodeURIComponent(id) : undefined };
   }
   if (screen === 'settings') return { screen: 'settings' };
+  if (screen === 'attention') return { screen: 'attention' };
   return { screen: 'sessions' };
 }
 
 export const href = {
   sessions: '#/sessions',
+  attention: '#/attention',
   computer: (id: string) => `#/computers/${encodeURIComponent(id)}`,
   tasks: '#/tasks',
   task: (id: string) => `#/tasks/${encodeURIComponent(id)}`,

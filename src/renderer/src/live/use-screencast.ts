@@ -86,7 +86,7 @@ function screencastQuery(element: HTMLCanvasElement | null, display: Size) {
  * Keeps a stream open: one that closes while the computer still runs (a dropped connection) is
  * opened again, until the signal aborts.
  */
-async function follow(
+export async function follow(
   signal: AbortSignal,
   open: (signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
@@ -103,7 +103,8 @@ async function follow(
   }
 }
 
-class LatestFramePainter {
+/** Draws the newest frame offered into a canvas, skipping those that came while it drew. */
+export class LatestFramePainter {
   private latest: string | undefined;
   private busy = false;
 

@@ -9,6 +9,7 @@ import { GeneralSection } from './general-section.js';
 import { KeysSection } from './keys-section.js';
 import { ModelsSection } from './models-section.js';
 import { OrganizationsSection } from './organizations-section.js';
+import { PoliciesSection } from './policies-section.js';
 import type { SaveSettings } from './save-bar.js';
 
 export function SettingsScreen() {
@@ -39,6 +40,7 @@ export function SettingsScreen() {
       {!answer && !error && <Spinner label="loading settings" />}
       {answer && <SettingsNotes answer={answer} />}
       {answer && <ModelsSection settings={answer.settings} onSave={save} />}
+      <PoliciesSection />
       {answer && <GeneralSection settings={answer.settings} onSave={save} />}
       {answer && <OrganizationsSection settings={answer.settings} onSave={save} />}
     </section>

@@ -7,11 +7,13 @@ import { computersQuery, LIVE_STATUSES, queryKeys, taskQuery } from '../api/quer
 import { AsyncButton } from '../components/async-button.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
-import { localTime } from '../components/format.js';
+import { clock, localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { BundleButton } from '../recordings/downloads.js';
 import { useVideoSync } from '../recordings/recording-video.js';
 import { TaskVideo, useTaskRecording } from '../recordings/task-video.js';
+import { dollars } from './budgets.js';
+import { PAUSED_WORDS } from './task-event-text.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { TaskTimeline } from './task-timeline.js';
@@ -107,6 +109,10 @@ function TaskFacts({ task, onControl, onError }: FactsProps) {
         <a href={href.computer(task.computer_id)}>{task.computer_id}</a>
         {live && ' (watch it live)'}
       </p>
+      {task.status === 'paused' && task.paused_reason && (
+        <p className="paused-reason">Paused: {PAUSED_WORDS[task.paused_reason]}.</p>
+      )}
+      <TaskUsage task={task} />
       {task.result && <p className="result">Result: {task.result}</p>}
       {task.error && <p className="error">Failed: {task.error}</p>}
       {live && (
@@ -128,6 +134,33 @@ function TaskFacts({ task, onControl, onError }: FactsProps) {
         </div>
       )}
     </div>
+  );
+}
+
+/** What the task's model calls used, beside the budgets it pauses at. */
+function TaskUsage({ task }: { task: Task }) {
+  const { usage, budgets } = task;
+  const tokens = usage.input_tokens + usage.output_tokens;
+  const of = (limit: number | null, shown: (value: number) => string) =>
+    limit === null ? '' : ` of ${shown(limit)}`;
+  const count = (value: number) => value.toLocaleString('en-US');
+  return (
+    <p className="usage">
+      <span>
+        Tokens {count(tokens)}
+        {of(budgets.max_tokens, count)}{' '}
+        <span className="muted">
+          ({count(usage.input_tokens)} in, {count(usage.output_tokens)} out)
+        </span>
+      </span>
+      <span>
+        Cost {dollars(usage.cost_usd)}
+        {of(budgets.max_cost_usd, dollars)}
+      </span>
+      {budgets.max_duration_seconds !== null && (
+        <span>Runs at most {clock(budgets.max_duration_seconds)}</span>
+      )}
+    </p>
   );
 }
 

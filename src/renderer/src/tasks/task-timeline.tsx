@@ -2,7 +2,7 @@ import type { OutputAction } from '../../../shared/responses.js';
 import type { TaskEvent } from '../../../shared/tasks.js';
 import { playingIndex, videoTime } from '../recordings/recorded-actions.js';
 import { ActionShot } from './action-shot.js';
-import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
+import { eventText } from './task-event-text.js';
 
 type Step = {
   step: number;
@@ -94,7 +94,7 @@ export function TaskTimeline({ events, showScreenshots, video }: Props) {
             </h3>
             <ul>
               {step.events.map((event, n) => (
-                <EventLine key={n} event={event} />
+                <EventLine key={n} event={event} showScreenshot={showScreenshots} />
               ))}
             </ul>
           </div>
@@ -104,36 +104,24 @@ export function TaskTimeline({ events, showScreenshots, video }: Props) {
   );
 }
 
-function EventLine({ event }: { event: TaskEvent }) {
-  const line = (kind: string, text: string) => (
-    <li className={`event event-${event.type}`}>
-      <span className="event-kind">{kind}</span> {text}
+function EventLine({ event, showScreenshot }: { event: TaskEvent; showScreenshot: boolean }) {
+  const line = eventText(event);
+  if (!line) return null;
+  const decided = event.type === 'approval_decided' ? ` event-${event.status}` : '';
+  return (
+    <li className={`event event-${event.type}${decided}`}>
+      <span className="event-kind">{line.kind}</span> {line.text}
+      {event.type === 'approval_required' && event.screenshot_url && showScreenshot && (
+        <a
+          className="event-shot"
+          href={event.screenshot_url}
+          target="_blank"
+          rel="noreferrer"
+          title="Open the screen the person was asked about"
+        >
+          <img src={event.screenshot_url} alt="The screen when approval was asked" loading="lazy" />
+        </a>
+      )}
     </li>
   );
-  switch (event.type) {
-    case 'started':
-      return line('started', `on ${event.computer_id}, at most ${event.max_steps} steps`);
-    case 'reasoning':
-      return line('thinks', event.text);
-    case 'message':
-      return line('says', event.text);
-    case 'action':
-      return line('does', describeAction(event.action));
-    case 'action_result':
-      return event.status === 'error' ? line('failed', event.error_message ?? 'error') : null;
-    case 'user_message':
-      return line('you said', event.text);
-    case 'paused':
-    case 'resumed':
-    case 'cancelled':
-      return line(event.type, '');
-    case 'completed':
-      return line('completed', event.result ?? '');
-    case 'failed':
-      return line('failed', event.error);
-    case 'max_steps':
-      return line('stopped', 'reached max steps');
-    default:
-      return null;
-  }
 }

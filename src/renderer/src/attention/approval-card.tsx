@@ -1,0 +1,131 @@
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { Approval, AttentionItem } from '../../../shared/approvals.js';
+import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
+import { useApi } from '../api/api-context.js';
+import { queryKeys } from '../api/queries.js';
+import { AsyncButton } from '../components/async-button.js';
+import { ErrorText, Spinner } from '../components/feedback.js';
+import { ItemHead } from './item-head.js';
+
+type Props = {
+  item: AttentionItem;
+  /** The pending approval the item stands for; undefined until the list of approvals has it. */
+  approval: Approval | undefined;
+  /** The server's answer to a decision, for the screen to show after the item leaves the queue. */
+  onDecided: (answer: Approval) => void;
+};
+
+/** A held action: what it would do and where, the screen when it was asked, Approve or Deny. */
+export function ApprovalCard({ item, approval, onDecided }: Props) {
+  const api = useApi();
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<string>();
+  const decide = useMutation({
+    mutationFn: (verb: 'approve' | 'deny') =>
+      api.call(`approvals.${verb}`, {
+        params: { id: item.approval_id! },
+        body: note.trim() ? { note: note.trim() } : {},
+      }),
+    onSuccess: onDecided,
+    meta: { invalidates: [queryKeys.attention, queryKeys.pendingApprovals, queryKeys.tasks] },
+  });
+  const label = approval ? describeHeldAction(approval.action) : item.summary;
+
+  return (
+    <article className="attention-item attention-approval" aria-label={`Approve ${label}?`}>
+      <ItemHead item={item} />
+      {!approval ? (
+        <p>
+          <Spinner label="loading the approval" /> {item.summary}
+        </p>
+      ) : (
+        <div className="approval-body">
+          <ApprovalShot approval={approval} />
+          <div className="approval-facts">
+            <dl>
+              <dt>Action</dt>
+              <dd className="approval-action">{label}</dd>
+              <dt>Why</dt>
+              <dd>
+                {approval.reason} <span className="muted">(policy {approval.policy_id})</span>
+              </dd>
+              {approval.url && (
+                <>
+                  <dt>Page</dt>
+                  <dd className="approval-url">{approval.url}</dd>
+                </>
+              )}
+              {approval.target && (
+                <>
+                  <dt>Target</dt>
+                  <dd>{describeTarget(approval.target)}</dd>
+                </>
+              )}
+            </dl>
+            <label>
+              Note (the caller reads it with a denial)
+              <input
+                type="text"
+                value={note}
+                maxLength={2000}
+                onChange={(event) => setNote(event.target.value)}
+              />
+            </label>
+            <div className="controls">
+              <AsyncButton onClick={() => decide.mutateAsync('approve')} onError={setError}>
+                Approve
+              </AsyncButton>
+              <AsyncButton
+                className="danger"
+                onClick={() => decide.mutateAsync('deny')}
+                onError={setError}
+              >
+                Deny
+              </AsyncButton>
+            </div>
+            <ErrorText message={error} />
+          </div>
+        </div>
+      )}
+    </article>
+  );
+}
+
+function ApprovalShot({ approval }: { approval: Approval }) {
+  const [gone, setGone] = useState(false);
+  if (!approval.screenshot_url || gone)
+    return <div className="shot shot-empty">no screenshot of this screen</div>;
+  return (
+    <a
+      className="shot"
+      href={approval.screenshot_url}
+      target="_blank"
+      rel="noreferrer"
+      title="Open the screenshot"
+    >
+      <img
+        src={approval.screenshot_url}
+        alt={`The screen when ${approval.computer_id} asked, the target marked`}
+        onError={() => setGone(true)}
+      />
+    </a>
+  );
+}
+
+/** What a decision came to, in words: an expired approval says what changed, and that it asks again. */
+export function decisionText(answer: Approval): string {
+  const action = describeHeldAction(answer.action);
+  switch (answer.status) {
+    case 'approved':
+      return `Approved: ${action} on ${answer.computer_id} ran.`;
+    case 'denied':
+      return `Denied: ${action} on ${answer.computer_id}${answer.note ? ` (“${answer.note}”)` : ''}.`;
+    case 'expired':
+      return `Not run: the page changed: asked again. ${action} on ${answer.computer_id}${
+        answer.status_reason ? ` (${answer.status_reason})` : ''
+      }.`;
+    default:
+      return `${action} on ${answer.computer_id} is still waiting.`;
+  }
+}

@@ -1,0 +1,72 @@
+import type { PausedReason, StallKind, TaskEvent } from '../../../shared/tasks.js';
+import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
+import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
+import { BUDGET_LABELS, dollars } from './budgets.js';
+
+export const PAUSED_WORDS: Record<PausedReason, string> = {
+  user: 'paused by a person',
+  takeover: 'a person took over the computer',
+  approval: 'waiting for a person to approve an action',
+  handoff: 'the model asked for a person',
+  stalled: 'stalled: its actions changed nothing',
+  budget: 'a budget was reached',
+};
+
+const STALL_WORDS: Record<StallKind, string> = {
+  no_change: 'three actions in a row changed nothing on screen',
+  repeating: 'the same action three times',
+  oscillating: 'two screens alternating',
+};
+
+/** One line of the timeline: a short kind and what happened, or null for an event not shown. */
+export function eventText(event: TaskEvent): { kind: string; text: string } | null {
+  const line = (kind: string, text = '') => ({ kind, text });
+  switch (event.type) {
+    case 'started':
+      return line('started', `on ${event.computer_id}, at most ${event.max_steps} steps`);
+    case 'reasoning':
+      return line('thinks', event.text);
+    case 'message':
+      return line('says', event.text);
+    case 'action':
+      return line('does', describeAction(event.action));
+    case 'action_result':
+      return event.status === 'error' ? line('failed', event.error_message ?? 'error') : null;
+    case 'user_message':
+      return line('you said', event.text);
+    case 'paused':
+      return line('paused', event.reason ? PAUSED_WORDS[event.reason] : '');
+    case 'resumed':
+    case 'cancelled':
+      return line(event.type);
+    case 'approval_required': {
+      const target = event.target ? ` on ${describeTarget(event.target)}` : '';
+      return line('asks you', `${describeHeldAction(event.action)}${target}: ${event.reason}`);
+    }
+    case 'approval_decided':
+      return line(
+        event.status,
+        [event.note && `“${event.note}”`, event.status_reason].filter(Boolean).join(' — '),
+      );
+    case 'handoff_requested':
+      return line('asks for you', event.reason);
+    case 'stalled':
+      return line('stalled', [STALL_WORDS[event.reason], event.detail].filter(Boolean).join(': '));
+    case 'budget_reached':
+      return line('budget', budgetText(event.budget, event.limit, event.used));
+    case 'completed':
+      return line('completed', event.result ?? '');
+    case 'failed':
+      return line('failed', event.error);
+    case 'max_steps':
+      return line('stopped', 'reached max steps');
+    default:
+      return null;
+  }
+}
+
+function budgetText(budget: keyof typeof BUDGET_LABELS, limit: number, used: number): string {
+  const amount = (value: number) =>
+    budget === 'max_cost_usd' ? dollars(value) : value.toLocaleString('en-US');
+  return `${BUDGET_LABELS[budget]}: used ${amount(used)} of ${amount(limit)}`;
+}

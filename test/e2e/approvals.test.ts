@@ -1,0 +1,278 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Policy } from '../../src/shared/approvals.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { launchUiBrowser, openUi, saveScreenshots, type UiPage } from '../helpers/ui-browser.js';
+
+/**
+ * Supervising by hand at /ui/ in real Chromium against the real server (out/renderer built): a
+ * policy holds a click, the Needs-you screen shows it, and the person's decision is what the
+ * waiting caller (or agent task) gets.
+ */
+
+const scripts = mkdtempSync(join(tmpdir(), 'benchtop-approvals-ui-'));
+function script(name: string, turns: unknown[]): string {
+  const path = join(scripts, `${name}.json`);
+  writeFileSync(path, JSON.stringify({ delay_ms: 200, turns }));
+  return path;
+}
+const MODELS = {
+  default: 'payer',
+  providers: {
+    // Tries to pay, then reports what happened.
+    payer: {
+      provider: 'scripted' as const,
+      script: script('payer', [
+        { output: [{ type: 'computer_call', action: { type: 'click', x: 100, y: 60 } }] },
+        { output: [{ type: 'message', text: 'I was not allowed to pay.' }] },
+      ]),
+    },
+  },
+};
+
+/** Clicks on checkout.html's "Pay now" button need a person. */
+const PAY_POLICY: Policy = {
+  id: 'payments',
+  description: 'Paying needs a person',
+  when: { action_types: ['click'], target: { role: 'button', name_pattern: '^Pay' } },
+  then: 'ask',
+};
+const PAY_BUTTON = { x: 100, y: 60 };
+
+let fixtures: FixtureServer;
+let server: TestServer;
+let browser: Browser;
+let ui: UiPage | undefined;
+let computerId: string;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  server = await startTestServer({ models: MODELS });
+  browser = await launchUiBrowser();
+  const policies = await server.request('PUT', '/policies', [PAY_POLICY]);
+  expect(policies.status, policies.text).toBe(200);
+  computerId = (await server.request('POST', '/computers', {})).body.id as string;
+  await showCheckout('');
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await fixtures?.close();
+  rmSync(scripts, { recursive: true, force: true });
+});
+afterEach(async () => {
+  const errors = ui?.errors ?? [];
+  await ui?.close();
+  ui = undefined;
+  expect(errors, 'the page logged errors').toEqual([]);
+});
+
+async function open(route: string): Promise<Page> {
+  ui = await openUi(browser, server, route);
+  return ui.page;
+}
+
+async function showCheckout(query: string): Promise<void> {
+  const navigated = await server.request('POST', `/computers/${computerId}/navigate`, {
+    url: `${fixtures.url}/checkout.html${query}`,
+  });
+  expect(navigated.body.status, navigated.text).toBe('success');
+}
+
+/** How many times the page says it was paid, read through the computer's own /html action. */
+async function timesPaid(): Promise<number> {
+  const html = await server.request('POST', `/computers/${computerId}/html`, {});
+  const match = /<p id="status">([^<]*)<\/p>/.exec(html.body.result.html_content as string);
+  if (!match) throw new Error('the page is not checkout.html');
+  return match[1]!.split(', ').filter((said) => said === 'paid').length;
+}
+
+/** A click on "Pay now" as an SDK sends it: the request waits for the person's decision. */
+function clickPay() {
+  return server.request('POST', `/computers/${computerId}/click`, PAY_BUTTON);
+}
+
+const approvalCards = (page: Page) => page.locator('article.attention-approval');
+
+/** Waits for the queue's held click (on the page given) and for its screenshot to have loaded. */
+async function heldClick(page: Page, pageUrl = `${fixtures.url}/checkout.html`): Promise<Locator> {
+  const card = page.getByRole('article', { name: /^Approve .*click/ }).filter({ hasText: pageUrl });
+  await card.waitFor();
+  const shot = card.getByRole('img', { name: /The screen when/ });
+  await shot.waitFor();
+  await expect
+    .poll(() => shot.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBeGreaterThan(0);
+  return card;
+}
+
+const decisions = (page: Page) => page.getByRole('list', { name: 'Your last decisions' });
+
+describe('the Needs-you screen', () => {
+  it('shows a held click with its screen, page and target; Approve runs it', async () => {
+    const page = await open('#/attention');
+    // The running computer is among the live thumbnails before anything is asked.
+    const thumbnail = page.locator(`.thumbnail[data-computer-id="${computerId}"]`);
+    await expect
+      .poll(() =>
+        thumbnail
+          .locator('canvas')
+          .evaluate((canvas: HTMLCanvasElement) => Number(canvas.dataset.framesDrawn ?? 0)),
+      )
+      .toBeGreaterThan(0);
+
+    const clicked = clickPay();
+    const card = await heldClick(page);
+    await expect.poll(() => card.textContent()).toContain('Paying needs a person');
+    expect(await card.textContent()).toContain('button “Pay now”');
+    await page.getByRole('link', { name: /Needs you\s*1 waiting/ }).waitFor();
+    await saveScreenshots(page, 'needs-you-approval');
+    expect(await timesPaid()).toBe(0);
+
+    await card.getByRole('button', { name: 'Approve' }).click();
+    const answer = await clicked;
+    expect(answer.body.status, answer.text).toBe('success');
+    expect(await timesPaid()).toBe(1);
+    await decisions(page)
+      .getByText(/^Approved: .*click/)
+      .waitFor();
+    await page.getByText('Nothing waits for you.').waitFor();
+    expect(await approvalCards(page).count()).toBe(0);
+  });
+
+  it('a denial with a note is what the waiting caller is told, and nothing is clicked', async () => {
+    const page = await open('#/attention');
+    const clicked = clickPay();
+    const card = await heldClick(page);
+    await card.getByRole('textbox', { name: /Note/ }).fill('not with this card');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    const answer = await clicked;
+    expect(answer.body).toMatchObject({
+      status: 'error',
+      error_message: 'denied: not with this card',
+    });
+    await decisions(page)
+      .getByText(/^Denied: .*“not with this card”/)
+      .waitFor();
+    expect(await timesPaid()).toBe(1);
+  });
+
+  it('an approval given after the page changed expires, and the click is asked again', async () => {
+    const page = await open('#/attention');
+    const clicked = clickPay();
+    const first = await heldClick(page);
+    // Meanwhile the tab goes to another page (a navigation no policy holds).
+    await showCheckout('?step=2');
+
+    await first.getByRole('button', { name: 'Approve' }).click();
+    await decisions(page)
+      .getByText(/the page changed: asked again/)
+      .waitFor();
+    // The same click, asked again about the new page.
+    const again = await heldClick(page, `${fixtures.url}/checkout.html?step=2`);
+    await saveScreenshots(page, 'needs-you-expired');
+
+    await again.getByRole('button', { name: 'Approve' }).click();
+    const answer = await clicked;
+    expect(answer.body.status, answer.text).toBe('success');
+    // The new page was clicked once; the old one never was after it changed.
+    expect(await timesPaid()).toBe(1);
+  });
+
+  it('an agent task told no goes on, and its timeline shows what was asked and the denial', async () => {
+    const page = await open('#/attention');
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'Pay for the order',
+      computer_id: computerId,
+    });
+    expect(started.status, started.text).toBe(200);
+    const taskId = started.body.task_id as string;
+
+    const card = await heldClick(page);
+    await card.getByRole('link', { name: taskId }).waitFor();
+    await card.getByRole('textbox', { name: /Note/ }).fill('no purchases today');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    await decisions(page)
+      .getByText(/^Denied: /)
+      .waitFor();
+    await eventually(
+      async () =>
+        (await server.request('GET', `/agent/tasks/${taskId}`)).body.status === 'completed',
+      15_000,
+    );
+
+    await page.evaluate((hash) => (location.hash = hash), `#/tasks/${taskId}`);
+    const steps = page.getByRole('list', { name: 'Steps' });
+    await steps.getByText(/click at 100, 60 on button “Pay now”: Paying needs a person/).waitFor();
+    await steps.locator('.event-denied').getByText('“no purchases today”').waitFor();
+    const asked = steps.getByRole('img', { name: 'The screen when approval was asked' });
+    await expect
+      .poll(() => asked.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBeGreaterThan(0);
+    await steps.locator('.event-completed').getByText('I was not allowed to pay.').waitFor();
+    await saveScreenshots(page, 'task-denied-timeline');
+    expect(await timesPaid()).toBe(1);
+  });
+
+  it('opens a computer’s live view from its thumbnail', async () => {
+    const page = await open('#/attention');
+    await page.locator(`.thumbnail[data-computer-id="${computerId}"]`).click();
+    await page.waitForURL(new RegExp(`#/computers/${computerId}$`));
+    await page
+      .getByRole('application', { name: new RegExp(`Live view of ${computerId}`) })
+      .waitFor();
+  });
+});
+
+describe('the policies editor', () => {
+  it('adds a policy, shows a refused field beside it, and saves the list', async () => {
+    const page = await open('#/settings');
+    const section = page.getByRole('form', { name: 'Approval policies' });
+    await section.getByRole('group', { name: /^Policy 1: payments/ }).waitFor();
+    await section.getByRole('button', { name: 'Add a policy' }).click();
+    const added = section.getByRole('group', { name: /^Policy 2:/ });
+    await added.getByRole('textbox', { name: 'Id', exact: true }).fill('shell');
+    await added.getByRole('checkbox', { name: 'click', exact: true }).uncheck();
+    await added.getByRole('checkbox', { name: 'exec', exact: true }).check();
+    await added.getByRole('textbox', { name: 'Shell command (regex)' }).fill('rm (-rf');
+    await added.getByRole('combobox', { name: 'Then' }).selectOption('deny');
+    await section.getByRole('button', { name: 'Save policies' }).click();
+    // The server's 400 names when.command_pattern of the second policy: shown under that field.
+    const field = added.locator('.policy-field', {
+      has: page.getByRole('textbox', { name: 'Shell command (regex)' }),
+    });
+    await field
+      .getByRole('alert')
+      .getByText(/command_pattern/)
+      .waitFor();
+    await saveScreenshots(page, 'policies-refused-field');
+
+    await added.getByRole('textbox', { name: 'Shell command (regex)' }).fill('^rm -rf');
+    await section.getByRole('button', { name: 'Save policies' }).click();
+    await section.getByRole('status').getByText('Saved.').waitFor();
+    const stored = await server.request<Policy[]>('GET', '/policies');
+    expect(stored.body).toEqual([
+      PAY_POLICY,
+      { id: 'shell', when: { action_types: ['exec'], command_pattern: '^rm -rf' }, then: 'deny' },
+    ]);
+
+    await section.getByRole('button', { name: 'Move shell up' }).click();
+    await section.getByRole('button', { name: 'Delete payments' }).click();
+    await section.getByRole('button', { name: 'Save policies' }).click();
+    await section.getByRole('status').getByText('Saved.').waitFor();
+    expect((await server.request<Policy[]>('GET', '/policies')).body.map((p) => p.id)).toEqual([
+      'shell',
+    ]);
+    // Chromium logs the refused save's 400 itself (once or more); the page logged nothing else.
+    expect(new Set(ui!.errors)).toEqual(
+      new Set([
+        'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+      ]),
+    );
+    ui!.errors.length = 0;
+  });
+});

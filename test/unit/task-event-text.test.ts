@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { eventText } from '../../src/renderer/src/tasks/task-event-text.js';
+import type { TaskEvent } from '../../src/shared/tasks.js';
+
+const base = { task_id: 'task_1', step: 3, timestamp: '2026-11-22T10:00:00.000Z' };
+
+describe('supervision events read as sentences in the timeline', () => {
+  it('an approval asked names the action, its target and why', () => {
+    const event: TaskEvent = {
+      ...base,
+      type: 'approval_required',
+      approval_id: 'appr_1',
+      computer_id: 'comp_1',
+      task_id: 'task_1',
+      action: { type: 'click', at: { x: 150, y: 130 }, button: 'left' },
+      policy_id: 'payments',
+      reason: 'Paying needs a person',
+      url: 'http://shop.example/checkout',
+      target: {
+        role: 'button',
+        name: 'Pay now',
+        input_type: null,
+        tag: 'button',
+        href: null,
+        x: 150,
+        y: 130,
+      },
+      screenshot_url: 'http://h/a.png',
+    };
+    expect(eventText(event)).toEqual({
+      kind: 'asks you',
+      text: 'click at 150, 130 on button “Pay now”: Paying needs a person',
+    });
+  });
+
+  it('a decision says how it went, with the note or what changed', () => {
+    const decided = { ...base, type: 'approval_decided' as const, approval_id: 'appr_1' };
+    expect(
+      eventText({ ...decided, status: 'denied', note: 'not this card', status_reason: null }),
+    ).toEqual({ kind: 'denied', text: '“not this card”' });
+    expect(
+      eventText({ ...decided, status: 'expired', note: null, status_reason: 'the page changed' }),
+    ).toEqual({ kind: 'expired', text: 'the page changed' });
+  });
+
+  it('a pause says why; handoffs, stalls and budgets say what happened', () => {
+    expect(eventText({ ...base, type: 'paused', reason: 'budget' })?.text).toBe(
+      'a budget was reached',
+    );
+    expect(eventText({ ...base, type: 'paused' })).toEqual({ kind: 'paused', text: '' });
+    expect(eventText({ ...base, type: 'handoff_requested', reason: 'a captcha' })).toEqual({
+      kind: 'asks for you',
+      text: 'a captcha',
+    });
+    expect(
+      eventText({ ...base, type: 'stalled', reason: 'repeating', detail: 'click at 5, 6' })?.text,
+    ).toBe('the same action three times: click at 5, 6');
+    expect(
+      eventText({
+        ...base,
+        type: 'budget_reached',
+        budget: 'max_cost_usd',
+        limit: 0.5,
+        used: 0.5123,
+      })?.text,
+    ).toBe('Cost (USD): used $0.5123 of $0.5000');
+    expect(
+      eventText({
+        ...base,
+        type: 'budget_reached',
+        budget: 'max_tokens',
+        limit: 10000,
+        used: 10250,
+      })?.text,
+    ).toBe('Tokens: used 10,250 of 10,000');
+  });
+});
