@@ -6,8 +6,8 @@ import { interleave } from '../sampling.js';
 import { round } from '../stats.js';
 import { GRID_MODEL } from './responses.js';
 
-/** What the window's "Needs you" grid asks of each thumbnail's screencast. */
-export const THUMBNAIL_QUERY = 'fps=3&quality=60&max_width=320';
+/** What the window's "Needs you" grid asks (src/renderer/src/attention/use-thumbnails.ts). */
+const THUMBNAIL_QUERY = 'fps=3&quality=60&max_width=320';
 const GRID_TASKS = 12;
 const GRID_SECONDS = 5;
 
@@ -142,26 +142,21 @@ async function gridThumbnails(bench: Bench): Promise<void> {
         stall_detection: false,
       });
     }
-    for (const id of ids) {
-      readers.push(
-        await SseReader.open(
-          `${server.url}/computers/${id}/screencast?${THUMBNAIL_QUERY}`,
-          server.key,
-        ),
-      );
-    }
-    await Promise.all(readers.map((reader) => reader.next()));
-    const rates = await Promise.all(
-      readers.map(async (reader) => {
-        const events = await reader.collect(GRID_SECONDS * 1000);
-        const times = events
-          .filter((event) => event.event === undefined)
-          .map((event) =>
-            Date.parse((event.data as { metadata: { timestamp: string } }).metadata.timestamp),
-          );
-        return rate(times);
-      }),
+    // One stream for the whole grid, as the window opens it.
+    const reader = await SseReader.open(
+      `${server.url}/screencasts?ids=${ids.join(',')}&${THUMBNAIL_QUERY}`,
+      server.key,
     );
+    readers.push(reader);
+    await reader.next();
+    const times = new Map<string, number[]>(ids.map((id) => [id, []]));
+    for (const event of await reader.collect(GRID_SECONDS * 1000)) {
+      const frame = event.data as { computer_id?: string; metadata?: { timestamp: string } };
+      if (frame.computer_id && frame.metadata) {
+        times.get(frame.computer_id)?.push(Date.parse(frame.metadata.timestamp));
+      }
+    }
+    const rates = [...times.values()].map(rate);
     const slowest = Math.min(...rates);
     report.add({
       name: `grid of ${GRID_TASKS} thumbnails, tasks running`,

@@ -6,7 +6,8 @@ import { follow, LatestFramePainter } from '../live/use-screencast.js';
  * Two frames a second no wider than 320 pixels: enough to see what each computer does, and cheap
  * enough for a dozen at once.
  */
-const THUMBNAIL_QUERY = { fps: 2, quality: 70, max_width: 320 };
+// Three a second: a rate capped at exactly two reads just under two between a stream's frames.
+export const THUMBNAIL_QUERY = { fps: 3, quality: 60, max_width: 320 };
 
 /**
  * Live frames of several computers on one connection: a browser opens at most six to a server,
