@@ -222,6 +222,16 @@ function casesFor(route: Route): Case[] {
       ];
     case 'GET /settings':
       return [{ method, path, statuses: [403] }];
+    // Policies are the machine's: every key reads them, only the owner's set them.
+    case 'GET /policies':
+      return [{ method, path, statuses: [200] }];
+    case 'PUT /policies':
+      return [{ method, path, body: [], statuses: [403] }];
+    case 'GET /approvals':
+    case 'GET /attention':
+      return [{ method, path, statuses: [200], check: empty }];
+    case 'GET /screencasts':
+      return [{ method, path: `/screencasts?ids=${ours.computer}`, statuses: [404] }];
     case 'PATCH /settings':
       return [{ method, path, body: { limits: { max_tabs: 3 } }, statuses: [403] }];
     case 'POST /computers/:id/exec':
