@@ -1,5 +1,6 @@
 import type { ApprovalTarget, AttentionItem } from './approvals.js';
 import { describeRanAction, type RanAction } from './describe-action.js';
+import type { PausedReason, StallKind } from './tasks.js';
 
 /** How what waits for a person reads: in the window's queue and in an OS notification. */
 
@@ -35,11 +36,36 @@ export function attentionKey(item: AttentionItem): string {
   ].join('|');
 }
 
-/** A held action as a person reads it: "click at 150, 130", "run `rm -rf /tmp/x`". */
+/** Why a task is paused, the same in the window and in a task bundle's viewer. */
+export const PAUSED_WORDS: Record<PausedReason, string> = {
+  user: 'paused by a person',
+  takeover: 'a person took over the computer',
+  approval: 'waiting for a person to approve an action',
+  handoff: 'the model asked for a person',
+  stalled: 'stalled: its actions changed nothing',
+  budget: 'a budget was reached',
+};
+
+/** What a stall of each kind is. */
+export const STALL_WORDS: Record<StallKind, string> = {
+  no_change: 'three actions in a row changed nothing on screen',
+  repeating: 'the same action three times',
+  oscillating: 'two screens alternating',
+};
+
+/**
+ * A held action as a person reads it: "click at 150, 130", "run “rm -rf /tmp/x”". A shell
+ * command is held as exec or exec_sync with its command line; debug carries it in `command`.
+ */
 export function describeHeldAction(action: RanAction): string {
-  if ((action.type === 'exec' || action.type === 'debug') && typeof action.command === 'string')
-    return `run “${action.command}”`;
-  return describeRanAction(action);
+  const { command } = action;
+  const line =
+    typeof command === 'string'
+      ? command
+      : action.type === 'debug' && typeof (command as { command?: unknown })?.command === 'string'
+        ? (command as { command: string }).command
+        : undefined;
+  return line === undefined ? describeRanAction(action) : `run “${line}”`;
 }
 
 /** The element an action aims at: "button “Pay now”", "password input", "link to https://…". */

@@ -232,10 +232,10 @@ describe('the bundle timeline', () => {
         'asks approval',
         'to type “hi” on https://a.example/: typing needs a person (policy ask-typing)',
       ],
-      ['paused', 'until a person decides the approval'],
+      ['paused', 'waiting for a person to approve an action'],
       ['denied', 'not now'],
       ['asks a person', 'Sign in'],
-      ['stalled', 'no change: nothing changed'],
+      ['stalled', 'three actions in a row changed nothing on screen: nothing changed'],
       ['budget', 'max_tokens reached: used 12 of 10'],
     ]);
   });

@@ -11,7 +11,12 @@ import { truncateText } from '../shell/command-run.js';
 import { commandKey, RecentRuns } from '../shell/recent-commands.js';
 import { stoppedBecause } from '../computers/abortable.js';
 import type { ShellService } from '../shell/shell-service.js';
-import { Hold, type ApprovalService, type Decision } from '../approvals/approval-service.js';
+import {
+  Hold,
+  untilDecided,
+  type ApprovalService,
+  type Decision,
+} from '../approvals/approval-service.js';
 
 /** The approval gate as the runner uses it (docs/API.md §14). */
 export type Gate = Pick<ApprovalService, 'check' | 'wait'>;
@@ -55,16 +60,13 @@ export class ActionRunner {
    * approved, right before it runs.
    */
   async run(session: ComputerSession, request: ActionRequest): Promise<ActionResult> {
-    let admitted: Hold | undefined;
-    for (;;) {
-      const outcome = await session.serialize(() =>
-        this.runGated(session, request, 'throw', undefined, admitted),
-      );
-      if (!(outcome instanceof Hold)) return outcome;
-      const decision = await this.deps.gate!.wait(outcome, request.signal);
-      if (decision.status !== 'approved') return this.refused(session, request, decision);
-      admitted = outcome;
-    }
+    const outcome = await untilDecided(
+      (hold, signal) => this.deps.gate!.wait(hold, signal),
+      request.signal,
+      (admitted) =>
+        session.serialize(() => this.runGated(session, request, 'throw', undefined, admitted)),
+    );
+    return 'done' in outcome ? outcome.done : this.refused(session, request, outcome.stopped);
   }
 
   /**
@@ -129,30 +131,18 @@ export class ActionRunner {
     request: ActionRequest,
     decision: Exclude<Decision, { status: 'approved' }>,
   ): ActionResult {
-    const message =
+    const result = errorResult(
+      request,
       decision.status === 'abandoned'
-        ? `the ${request.action.type} action was not started: ${request.signal ? stoppedBecause(request.signal) : 'its request was closed'}`
-        : decision.message;
-    const publish = (event: ComputerEventInput) => this.deps.events.publish(session.id, event);
-    publish({
-      type: 'action_request',
-      request_id: request.requestId,
-      action: request.action,
-      ...(request.source && { source: request.source }),
-    });
-    publish({
-      type: 'action_response',
-      request_id: request.requestId,
-      status: 'error',
-      error_message: message,
-    });
-    return {
-      request_id: request.requestId,
-      status: 'error',
-      result: {},
-      error_message: message,
-      timestamp: now(),
-    };
+        ? notStarted(
+            request,
+            request.signal ? stoppedBecause(request.signal) : 'its request was closed',
+          )
+        : decision.message,
+    );
+    this.deps.events.publish(session.id, requestEvent(request));
+    this.deps.events.publish(session.id, responseEvent(result));
+    return result;
   }
 
   /** Runs one action between its action_request and action_response events. */
@@ -164,21 +154,10 @@ export class ActionRunner {
   ): Promise<ActionResult> {
     // Whoever asked stopped waiting while the action was queued behind others: it never starts.
     if (request.signal?.aborted) {
-      return {
-        request_id: request.requestId,
-        status: 'error',
-        result: {},
-        error_message: `the ${request.action.type} action was not started: ${stoppedBecause(request.signal)}`,
-        timestamp: now(),
-      };
+      return errorResult(request, notStarted(request, stoppedBecause(request.signal)));
     }
     const publish = (event: ComputerEventInput) => this.deps.events.publish(session.id, event);
-    publish({
-      type: 'action_request',
-      request_id: request.requestId,
-      action: request.action,
-      ...(request.source && { source: request.source }),
-    });
+    publish(requestEvent(request));
     try {
       const result = await this.runNow(session, request, invalid, stop);
       publish(responseEvent(result));
@@ -200,24 +179,17 @@ export class ActionRunner {
     invalid: InvalidAction,
     stop?: AbortSignal,
   ): Promise<ActionResult> {
-    const base = { request_id: request.requestId };
     if (session.status !== 'running') {
       const error = notFound(`computer ${session.id} has ended (${session.terminationReason})`);
       if (invalid === 'throw') throw error;
-      return {
-        ...base,
-        status: 'error',
-        result: {},
-        error_message: error.message,
-        timestamp: now(),
-      };
+      return errorResult(request, error.message);
     }
     session.touch();
     try {
       const outcome = await this.execute(session, request, stop);
       const pageContext = await this.contextFor(session, request, outcome.executedTabId);
       return {
-        ...base,
+        request_id: request.requestId,
         status: 'success',
         result: outcome.result,
         ...(outcome.executedTabId && { executed_tab_id: outcome.executedTabId }),
@@ -227,16 +199,12 @@ export class ActionRunner {
     } catch (error) {
       if (error instanceof BenchtopError && invalid === 'throw') throw error;
       const message = error instanceof Error ? error.message : String(error);
-      return {
-        ...base,
-        status: 'error',
-        result: {},
-        error_message:
-          session.status === 'running'
-            ? message
-            : `computer ${session.id} ended during the action (${session.terminationReason})`,
-        timestamp: now(),
-      };
+      return errorResult(
+        request,
+        session.status === 'running'
+          ? message
+          : `computer ${session.id} ended during the action (${session.terminationReason})`,
+      );
     } finally {
       session.touch();
     }
@@ -526,6 +494,31 @@ class BatchRun {
     this.driver = undefined;
     settle();
   }
+}
+
+/** An action as its action_request event. */
+function requestEvent(request: ActionRequest): ComputerEventInput {
+  return {
+    type: 'action_request',
+    request_id: request.requestId,
+    action: request.action,
+    ...(request.source && { source: request.source }),
+  };
+}
+
+/** The result of an action that did not run, or failed. */
+function errorResult(request: ActionRequest, message: string): ActionResult {
+  return {
+    request_id: request.requestId,
+    status: 'error',
+    result: {},
+    error_message: message,
+    timestamp: now(),
+  };
+}
+
+function notStarted(request: ActionRequest, why: string): string {
+  return `the ${request.action.type} action was not started: ${why}`;
 }
 
 /** A result as its action_response event; a shell command's (debug) carries its output too. */

@@ -4,6 +4,7 @@ import type {
   ApprovalTarget,
   Policy,
 } from '../../../shared/approvals.js';
+import { describeTarget } from '../../../shared/describe-attention.js';
 import type { Action } from '../computers/action.js';
 import type { Settings } from '../config.js';
 import type { ComputerSession } from '../computers/computer-session.js';
@@ -55,6 +56,26 @@ export type Verdict =
   { kind: 'allow' } | { kind: 'refuse'; message: string } | { kind: 'held'; hold: Hold };
 
 const ALLOW: Verdict = { kind: 'allow' };
+
+/**
+ * Tries `attempt` until no person's decision holds it: a hold it gives is waited for, and once
+ * approved the attempt runs again with that hold admitted (checked once more, then run). What the
+ * attempt gave, or the decision that stopped it.
+ */
+export async function untilDecided<T>(
+  wait: (hold: Hold, signal: AbortSignal | undefined) => Promise<Decision>,
+  signal: AbortSignal | undefined,
+  attempt: (admitted: Hold | undefined) => Promise<T | Hold>,
+): Promise<{ done: T } | { stopped: Exclude<Decision, { status: 'approved' }> }> {
+  let admitted: Hold | undefined;
+  for (;;) {
+    const outcome = await attempt(admitted);
+    if (!(outcome instanceof Hold)) return { done: outcome };
+    const decision = await wait(outcome, signal);
+    if (decision.status !== 'approved') return { stopped: decision };
+    admitted = outcome;
+  }
+}
 const NOBODY: PageLook = { tabId: null, url: null, target: null };
 
 /**
@@ -119,12 +140,6 @@ export class ApprovalService {
    * expired and asked again.
    */
   async check(request: GateRequest, admitted?: Hold): Promise<Verdict> {
-    const observers = this.observers.get(request.session.id);
-    if (request.source === 'live_view') {
-      // A person acting in the window is the one who would approve: only watched.
-      if (observers) this.notify(observers, request, await this.look(request, true));
-      return ALLOW;
-    }
     let look: PageLook | undefined;
     let lookedAtTarget = false;
     const looker = async (level: LookLevel) => {
@@ -134,12 +149,19 @@ export class ApprovalService {
       }
       return look;
     };
+    // What is let through is seen by whoever observes the computer (a handoff's person log).
+    const allow = async (): Promise<Verdict> => {
+      const observers = this.observers.get(request.session.id);
+      if (observers) this.notify(observers, request, await looker('target'));
+      return ALLOW;
+    };
+    // A person acting in the window is the one who would approve.
+    if (request.source === 'live_view') return allow();
     if (admitted) {
       const changed = this.changes(admitted, request, await looker('target'));
       if (!changed) {
         this.finish(admitted, 'approved', null);
-        if (observers) this.notify(observers, request, look!);
-        return ALLOW;
+        return allow();
       }
       this.finish(admitted, 'expired', changed);
     }
@@ -150,10 +172,7 @@ export class ApprovalService {
       taskId: request.taskId,
     };
     const match = matcher.empty ? undefined : await matcher.match(subject, looker);
-    if (!match || match.decision === 'allow') {
-      if (observers) this.notify(observers, request, await looker('target'));
-      return ALLOW;
-    }
+    if (!match || match.decision === 'allow') return allow();
     const { policy } = match;
     if (match.decision === 'deny') {
       return { kind: 'refuse', message: `denied: policy ${policy.id}${said(policy)}` };
@@ -341,8 +360,8 @@ export class ApprovalService {
     if (approval.tab_id !== look.tabId)
       return `the tab changed: ${approval.tab_id} → ${look.tabId}`;
     if (approval.url !== look.url) return `the page changed: ${approval.url} → ${look.url}`;
-    const before = describeTarget(approval.target);
-    const after = describeTarget(look.target);
+    const before = approval.target ? describeTarget(approval.target) : 'nothing';
+    const after = look.target ? describeTarget(look.target) : 'nothing';
     if (before !== after) return `the target changed: ${before} → ${after}`;
     return null;
   }
@@ -419,13 +438,4 @@ function holdKey(request: GateRequest): string {
 /** The held action as an approval shows it: the action as it runs, a command with its text. */
 function shown(action: GateSubject['action']): Approval['action'] {
   return { ...action } as Approval['action'];
-}
-
-function describeTarget(target: PageLook['target']): string {
-  if (!target) return 'nothing';
-  const parts = [target.role ?? target.tag ?? 'element'];
-  if (target.name) parts.push(`“${target.name}”`);
-  if (target.input_type) parts.push(`(${target.input_type})`);
-  if (target.href) parts.push(`→ ${target.href}`);
-  return parts.join(' ');
 }

@@ -1,5 +1,6 @@
 import type { Approval, AttentionItem } from '../../../shared/approvals.js';
-import { describeRanAction, type RanAction } from '../../../shared/describe-action.js';
+import type { RanAction } from '../../../shared/describe-action.js';
+import { describeHeldAction } from '../../../shared/describe-attention.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 
 /** Failed tasks stay in the queue this long: a person sees them the next time they look. */
@@ -102,7 +103,7 @@ export class AttentionService {
 }
 
 function approvalItem(approval: Approval): AttentionItem {
-  const action = describeRanAction(approval.action as RanAction);
+  const action = describeHeldAction(approval.action as RanAction);
   const where = approval.url ? ` on ${approval.url}` : '';
   return {
     type: 'approval',

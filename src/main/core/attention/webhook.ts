@@ -29,7 +29,7 @@ export class Webhook {
     const { webhook_url: url, webhook_secret: secret } = this.settings();
     if (!url) return;
     const body = JSON.stringify({ organization: org, ...item });
-    const delivery = this.deliver(url, body, secret).finally(() =>
+    const delivery = this.deliver(url, body, secret, item).finally(() =>
       this.deliveries.delete(delivery),
     );
     this.deliveries.add(delivery);
@@ -40,7 +40,12 @@ export class Webhook {
     await Promise.all(this.deliveries);
   }
 
-  private async deliver(url: string, body: string, secret: string | null): Promise<void> {
+  private async deliver(
+    url: string,
+    body: string,
+    secret: string | null,
+    { type, task_id, approval_id }: AttentionItem,
+  ): Promise<void> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'Benchtop-Webhook',
@@ -63,7 +68,6 @@ export class Webhook {
         failure = (error as Error).message;
       }
     }
-    const { type, task_id, approval_id } = JSON.parse(body) as AttentionItem;
     this.log(
       `the notifications webhook did not take the ${type} item (${approval_id ?? task_id ?? 'no task'}): ${failure}`,
     );

@@ -1,7 +1,7 @@
 import type { ActionResult, BatchResult, ComputerAction } from '../../../shared/actions.js';
 import type { Computer, ComputerStatus, CreateComputerBody } from '../../../shared/computers.js';
 import type { ActionRunner, Gate } from '../actions/action-runner.js';
-import type { Hold } from '../approvals/approval-service.js';
+import { untilDecided } from '../approvals/approval-service.js';
 import { BenchtopError } from '../errors.js';
 import type { CommandRun } from '../shell/command-run.js';
 import type { CommandBody, ShellService } from '../shell/shell-service.js';
@@ -143,23 +143,26 @@ export class ComputerService {
     const { gate } = this.deps;
     if (!gate) return;
     const request = { session, action: { type: kind, command } };
-    let admitted: Hold | undefined;
-    for (;;) {
-      const verdict = await gate.check(request, admitted);
-      if (verdict.kind === 'allow') return;
-      if (verdict.kind === 'refuse') throw new BenchtopError('forbidden', verdict.message);
-      const decision = await gate.wait(verdict.hold, signal);
-      if (decision.status === 'approved') {
-        admitted = verdict.hold;
-        continue;
-      }
-      throw new BenchtopError(
-        'forbidden',
-        decision.status === 'abandoned'
-          ? 'the command was not started: its request was closed while it waited for approval'
-          : decision.message,
-      );
+    const outcome = await untilDecided(
+      (hold, waitSignal) => gate.wait(hold, waitSignal),
+      signal,
+      async (admitted) => {
+        const verdict = await gate.check(request, admitted);
+        return verdict.kind === 'held' ? verdict.hold : verdict;
+      },
+    );
+    if ('done' in outcome) {
+      if (outcome.done.kind === 'refuse')
+        throw new BenchtopError('forbidden', outcome.done.message);
+      return;
     }
+    const { stopped } = outcome;
+    throw new BenchtopError(
+      'forbidden',
+      stopped.status === 'abandoned'
+        ? 'the command was not started: its request was closed while it waited for approval'
+        : stopped.message,
+    );
   }
 
   /** The computer's session, running or recently ended (events, screencast). */

@@ -13,7 +13,7 @@ import { BundleButton } from '../recordings/downloads.js';
 import { useVideoSync } from '../recordings/recording-video.js';
 import { TaskVideo, useTaskRecording } from '../recordings/task-video.js';
 import { dollars } from './budgets.js';
-import { PAUSED_WORDS } from './task-event-text.js';
+import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { TaskTimeline } from './task-timeline.js';

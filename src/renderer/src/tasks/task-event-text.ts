@@ -1,22 +1,12 @@
-import type { PausedReason, StallKind, TaskEvent } from '../../../shared/tasks.js';
+import type { TaskEvent } from '../../../shared/tasks.js';
 import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
-import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
+import {
+  describeHeldAction,
+  describeTarget,
+  PAUSED_WORDS,
+  STALL_WORDS,
+} from '../../../shared/describe-attention.js';
 import { BUDGET_LABELS, dollars } from './budgets.js';
-
-export const PAUSED_WORDS: Record<PausedReason, string> = {
-  user: 'paused by a person',
-  takeover: 'a person took over the computer',
-  approval: 'waiting for a person to approve an action',
-  handoff: 'the model asked for a person',
-  stalled: 'stalled: its actions changed nothing',
-  budget: 'a budget was reached',
-};
-
-const STALL_WORDS: Record<StallKind, string> = {
-  no_change: 'three actions in a row changed nothing on screen',
-  repeating: 'the same action three times',
-  oscillating: 'two screens alternating',
-};
 
 /** One line of the timeline: a short kind and what happened, or null for an event not shown. */
 export function eventText(event: TaskEvent): { kind: string; text: string } | null {

@@ -1,6 +1,11 @@
 import type { ActionRequestEvent } from '../../../../shared/events.js';
 import type { OutputAction } from '../../../../shared/responses.js';
-import type { PausedReason, Task, TaskEvent } from '../../../../shared/tasks.js';
+import type { Task, TaskEvent } from '../../../../shared/tasks.js';
+import {
+  describeHeldAction,
+  PAUSED_WORDS,
+  STALL_WORDS,
+} from '../../../../shared/describe-attention.js';
 import { describeModelAction, describeRanAction } from '../../../../shared/describe-action.js';
 
 /** A mark drawn on a screenshot, in its own pixels: a point, or a line from x, y to end_x, end_y. */
@@ -140,16 +145,6 @@ function linesOf(events: TaskEvent[]): Line[] {
   return lines;
 }
 
-/** Why a task paused, as its `paused` line says it. */
-const PAUSED_BECAUSE: Record<PausedReason, string> = {
-  user: 'by the user',
-  takeover: 'a person took over from the live view',
-  approval: 'until a person decides the approval',
-  handoff: 'for a person to take over',
-  stalled: 'it was going round in circles',
-  budget: 'a budget ran out',
-};
-
 function lineOf(event: TaskEvent): Line | undefined {
   const line = (label: string, text: string): Line => ({ type: event.type, label, text });
   switch (event.type) {
@@ -168,14 +163,14 @@ function lineOf(event: TaskEvent): Line | undefined {
     case 'user_message':
       return line('person said', event.text);
     case 'paused':
-      return line('paused', event.reason ? PAUSED_BECAUSE[event.reason] : '');
+      return line('paused', event.reason ? PAUSED_WORDS[event.reason] : '');
     case 'resumed':
     case 'cancelled':
       return line(event.type, '');
     case 'approval_required':
       return line(
         'asks approval',
-        `to ${describeRanAction(event.action)}${event.url ? ` on ${event.url}` : ''}: ${event.reason} (policy ${event.policy_id})`,
+        `to ${describeHeldAction(event.action)}${event.url ? ` on ${event.url}` : ''}: ${event.reason} (policy ${event.policy_id})`,
       );
     case 'approval_decided':
       return line(
@@ -185,7 +180,7 @@ function lineOf(event: TaskEvent): Line | undefined {
     case 'handoff_requested':
       return line('asks a person', event.reason);
     case 'stalled':
-      return line('stalled', `${event.reason.replace('_', ' ')}: ${event.detail}`);
+      return line('stalled', `${STALL_WORDS[event.reason]}: ${event.detail}`);
     case 'budget_reached':
       return line('budget', `${event.budget} reached: used ${event.used} of ${event.limit}`);
     case 'completed':
