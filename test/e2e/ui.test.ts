@@ -237,6 +237,8 @@ describe('sessions and the live view', () => {
       instruction: 'wait around',
       model: 'waiter',
       computer_id: computerId,
+      // It waits again and again on purpose: not a stall to pause for.
+      stall_detection: false,
     });
     const taskId = started.body.task_id as string;
     const status = async () => (await server.request('GET', `/agent/tasks/${taskId}`)).body.status;
@@ -346,7 +348,12 @@ describe('who drives what', () => {
 
   it('shows on the Sessions screen the task an SDK started, its status and a link to it', async () => {
     // As an SDK starts one: a new browser computer for the task, nothing done in the window.
-    const started = await server.request('POST', '/agent/tasks', { instruction, model: 'idler' });
+    // The idler waits again and again on purpose: not a stall to pause for.
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction,
+      model: 'idler',
+      stall_detection: false,
+    });
     expect(started.status).toBe(200);
     driven = { taskId: started.body.task_id, computerId: started.body.computer_id };
     // Started later on another computer and already over: it drives nothing.
@@ -355,6 +362,7 @@ describe('who drives what', () => {
       instruction: 'Look around and stop',
       model: 'idler',
       computer_id: other,
+      stall_detection: false,
     });
     idle = { taskId: over.body.task_id, computerId: other };
     await server.request('POST', `/agent/tasks/${idle.taskId}/cancel`);
