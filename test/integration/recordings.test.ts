@@ -112,8 +112,10 @@ describe('a browser computer is recorded from creation to its end', () => {
   it('the video shows what each action did, up to the last one right before the end', async () => {
     const { id: painted } = (await server.request('POST', '/computers', {})).body;
     // The screen is captured once it has been free of actions for a moment: each action's
-    // outcome, except the last one's, stays long enough to be.
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 600));
+    // outcome, except the last one's, stays long enough to be. The capture starts again 100 ms
+    // after an action, but its first frame took over 600 ms once in CI while the load suite ran
+    // beside this file, so each outcome stays 1.5 s.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
     await act(painted, { type: 'navigate', url: `${fixtures.url}/colors.html` });
     await settle();
     await act(painted, { type: 'click', x: 300, y: 300 });
