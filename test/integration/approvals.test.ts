@@ -296,6 +296,23 @@ describe('conditions', () => {
     expect((await typing).body.status).toBe('success');
   });
 
+  it('target.input_type: a page that lies about the focused field is still asked about', async () => {
+    await setPolicies([
+      {
+        id: 'pw',
+        when: { action_types: ['type'], target: { input_type: 'password' } },
+        then: 'ask',
+      },
+    ]);
+    await act('navigate', { url: `${fixtures.url}/checkout.html?disguise` });
+    await act('click', PASSWORD);
+    const typing = act('type', { text: 'hunter2' });
+    const approval = await pending();
+    expect(approval.target).toMatchObject({ input_type: 'password', name: 'Password' });
+    await decide(approval, 'deny');
+    expect((await typing).body.error_message).toBe('denied: a person denied it');
+  });
+
   it('new_origin: a navigation or a link that leaves the origin', async () => {
     await setPolicies([{ id: 'leave', when: { new_origin: true }, then: 'deny' }]);
     expect((await act('navigate', { url: `${fixtures.url}/tab.html` })).body.status).toBe(

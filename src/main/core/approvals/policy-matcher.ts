@@ -15,12 +15,17 @@ export type Looker = (level: LookLevel) => Promise<PageLook>;
 
 export type PolicyMatch = { policy: Policy; decision: PolicyDecision };
 
-/** A policy as predicates, cheapest first; `url` and `target` say what it needs of the page. */
+type PagePredicate = (subject: GateSubject, look: PageLook) => boolean;
+
+/**
+ * A policy as predicates, cheapest first: on the action alone, then on the page's URL (known
+ * without asking the page), then on the element acted on (read from the page).
+ */
 type CompiledPolicy = {
   policy: Policy;
   cheap: (subject: GateSubject) => boolean;
-  needs: LookLevel | undefined;
-  page: ((subject: GateSubject, look: PageLook) => boolean) | undefined;
+  url: PagePredicate | undefined;
+  target: PagePredicate | undefined;
 };
 
 /**
@@ -43,7 +48,8 @@ export class PolicyMatcher {
   async match(subject: GateSubject, look: Looker): Promise<PolicyMatch | undefined> {
     for (const entry of this.compiled) {
       if (!entry.cheap(subject)) continue;
-      if (entry.page && !entry.page(subject, await look(entry.needs!))) continue;
+      if (entry.url && !entry.url(subject, await look('url'))) continue;
+      if (entry.target && !entry.target(subject, await look('target'))) continue;
       return { policy: entry.policy, decision: entry.policy.then };
     }
     return undefined;
@@ -76,35 +82,35 @@ function compile(policy: Policy): CompiledPolicy {
       return command !== undefined && pattern.test(command);
     });
   }
-  const page: Array<(subject: GateSubject, look: PageLook) => boolean> = [];
-  let needs: LookLevel | undefined;
+  let url: PagePredicate | undefined;
   if (when.url_pattern) {
     const pattern = globToRegExp(when.url_pattern);
-    page.push((_subject, look) => look.url !== null && pattern.test(look.url));
-    needs = 'url';
+    url = (_subject, look) => look.url !== null && pattern.test(look.url);
   }
-  if (when.new_origin) {
-    page.push(leavesOrigin);
-    needs = 'target';
-  }
+  const target: PagePredicate[] = [];
+  if (when.new_origin) target.push(leavesOrigin);
   if (when.target) {
     const { role, name_pattern, input_type } = when.target;
     const name = name_pattern === undefined ? undefined : new RegExp(name_pattern, 'i');
-    page.push((_subject, { target }) => {
-      if (!target) return false;
-      if (role !== undefined && target.role?.toLowerCase() !== role.toLowerCase()) return false;
-      if (name && !name.test(target.name ?? '')) return false;
-      if (input_type !== undefined && target.input_type?.toLowerCase() !== input_type.toLowerCase())
+    target.push((_subject, { target: element }) => {
+      if (!element) return false;
+      if (role !== undefined && element.role?.toLowerCase() !== role.toLowerCase()) return false;
+      if (name && !name.test(element.name ?? '')) return false;
+      if (
+        input_type !== undefined &&
+        element.input_type?.toLowerCase() !== input_type.toLowerCase()
+      )
         return false;
       return true;
     });
-    needs = 'target';
   }
   return {
     policy,
     cheap: (subject) => cheap.every((check) => check(subject)),
-    needs,
-    page: page.length ? (subject, look) => page.every((check) => check(subject, look)) : undefined,
+    url,
+    target: target.length
+      ? (subject, look) => target.every((check) => check(subject, look))
+      : undefined,
   };
 }
 

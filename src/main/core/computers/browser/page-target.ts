@@ -31,8 +31,12 @@ const MAX_ANCESTORS = 8;
 /**
  * The element under `at` (or focused, when `at` is undefined): its role and accessible name as
  * Chromium computes them for assistive technology, its tag, input type and a link's destination.
- * Read over CDP (the DOM and accessibility domains), so a page's own scripts cannot dress up what
- * a policy sees. Null when there is no element there.
+ * Read over CDP (the DOM and accessibility domains, the focus in an isolated world), so a page's
+ * own scripts cannot dress up what a policy sees. Null when there is no element there.
+ *
+ * Two round trips to the renderer: the node, then its accessibility subtree and its description
+ * side by side. A third only when the element acted on is an ancestor of the node hit (text in a
+ * button), to describe it.
  */
 export async function readTarget(
   cdp: CDPSession,
@@ -40,15 +44,15 @@ export async function readTarget(
 ): Promise<ApprovalTarget | null> {
   const backendNodeId = at ? await nodeAt(cdp, at) : await focusedNode(cdp);
   if (backendNodeId === undefined) return null;
-  const { nodes } = (await cdp.send('Accessibility.getPartialAXTree', {
-    backendNodeId,
-    fetchRelatives: true,
-  })) as { nodes: AxNode[] };
+  const [{ nodes }, hit] = await Promise.all([
+    cdp.send('Accessibility.getPartialAXTree', { backendNodeId, fetchRelatives: true }) as Promise<{
+      nodes: AxNode[];
+    }>,
+    describe(cdp, backendNodeId),
+  ]);
   const node = actedOn(nodes, backendNodeId);
   const domId = node?.backendDOMNodeId ?? backendNodeId;
-  const { node: dom } = (await cdp.send('DOM.describeNode', { backendNodeId: domId })) as {
-    node: { nodeName: string; attributes?: string[] };
-  };
+  const dom = domId === backendNodeId ? hit : await describe(cdp, domId);
   const attributes = pairs(dom.attributes ?? []);
   const url = node?.properties?.find((property) => property.name === 'url')?.value.value;
   return {
@@ -60,6 +64,13 @@ export async function readTarget(
     x: at?.x ?? null,
     y: at?.y ?? null,
   };
+}
+
+type DomNode = { nodeName: string; attributes?: string[] };
+
+async function describe(cdp: CDPSession, backendNodeId: number): Promise<DomNode> {
+  const { node } = await cdp.send('DOM.describeNode', { backendNodeId });
+  return node;
 }
 
 async function nodeAt(cdp: CDPSession, at: Point): Promise<number | undefined> {
@@ -77,26 +88,64 @@ async function nodeAt(cdp: CDPSession, at: Point): Promise<number | undefined> {
   }
 }
 
-/** The focused element, through open shadow roots; undefined when it is the body. */
+const FOCUSED = `(() => { let e = document.activeElement;
+  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+  return e === document.body ? null : e; })()`;
+
+/** Per CDP session (one a page), the isolated world the focus is read in. */
+const worlds = new WeakMap<CDPSession, Promise<number>>();
+
+/**
+ * The focused element, through open shadow roots; undefined when it is the body. Read in an
+ * isolated world: its `document.activeElement` is Chromium's, whatever the page redefines in its
+ * own world. The world goes with a navigation; then one is made again.
+ */
 async function focusedNode(cdp: CDPSession): Promise<number | undefined> {
-  const { result } = await cdp.send('Runtime.evaluate', {
-    expression: `(() => { let e = document.activeElement;
-      while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
-      return e === document.body ? null : e; })()`,
-  });
-  if (!result.objectId) return undefined;
-  const { node } = await cdp.send('DOM.describeNode', { objectId: result.objectId });
-  void cdp.send('Runtime.releaseObject', { objectId: result.objectId }).catch(() => {});
+  let objectId: string | undefined;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const contextId = await isolatedWorld(cdp);
+      const { result } = await cdp.send('Runtime.evaluate', { expression: FOCUSED, contextId });
+      objectId = result.objectId;
+      break;
+    } catch (error) {
+      worlds.delete(cdp);
+      if (attempt > 0) throw error;
+    }
+  }
+  if (!objectId) return undefined;
+  const { node } = await cdp.send('DOM.describeNode', { objectId });
+  void cdp.send('Runtime.releaseObject', { objectId }).catch(() => {});
   return node.backendNodeId;
 }
 
-/** From the node under the point up to the first ancestor that is more than a wrapper. */
+function isolatedWorld(cdp: CDPSession): Promise<number> {
+  let world = worlds.get(cdp);
+  if (!world) {
+    world = (async () => {
+      const { frameTree } = await cdp.send('Page.getFrameTree');
+      const { executionContextId } = await cdp.send('Page.createIsolatedWorld', {
+        frameId: frameTree.frame.id,
+        worldName: 'benchtop-gate',
+      });
+      return executionContextId;
+    })();
+    worlds.set(cdp, world);
+  }
+  return world;
+}
+
+/**
+ * From the node under the point up to the first ancestor that is more than a wrapper; the node
+ * itself when there is none below the page (a click on a plain block acts on that block).
+ */
 function actedOn(nodes: AxNode[], backendNodeId: number): AxNode | undefined {
   const byId = new Map(nodes.map((node) => [node.nodeId, node]));
   let node = nodes.find((candidate) => candidate.backendDOMNodeId === backendNodeId);
   const first = node;
   for (let depth = 0; node && depth < MAX_ANCESTORS; depth++) {
     const role = text(node.role?.value);
+    if (role === 'RootWebArea') break;
     if (!node.ignored && role && !WRAPPERS.has(role)) return node;
     node = node.parentId ? byId.get(node.parentId) : undefined;
   }
