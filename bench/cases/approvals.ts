@@ -1,8 +1,8 @@
 import type { Policy } from '../../src/shared/approvals.js';
 import { SseReader } from '../../test/helpers/sse.js';
-import { CLICK_AT, type Bench } from '../bench.js';
+import { CLICK_AT, rawContext, type Bench } from '../bench.js';
 import { progress } from '../report.js';
-import { interleave } from '../sampling.js';
+import { interleave, timed } from '../sampling.js';
 import { round } from '../stats.js';
 import { GRID_MODEL } from './responses.js';
 
@@ -55,6 +55,7 @@ const PAGE_FREE_RULES: Policy[] = [
  */
 export async function benchApprovals(bench: Bench): Promise<void> {
   await noMatchCost(bench);
+  await roundTripFloor(bench);
   await approveToPerformed(bench);
   await gridThumbnails(bench);
 }
@@ -93,6 +94,36 @@ async function noMatchCost(bench: Bench): Promise<void> {
   } finally {
     setPolicies(bench, []);
     await client.request('DELETE', `/computers/${id}`);
+  }
+}
+
+/**
+ * What any read of the page costs a click, whoever reads it: raw Playwright, one CDP round trip
+ * (the cheapest there is) right before the click, against the click alone. The element read of
+ * the row above takes two such round trips.
+ */
+async function roundTripFloor({ browser, url, report }: Bench): Promise<void> {
+  const { context, page } = await rawContext(browser);
+  try {
+    await page.goto(url);
+    const cdp = await context.newCDPSession(page);
+    const click = () => page.mouse.click(CLICK_AT.x, CLICK_AT.y);
+    const [read, alone] = await interleave(20, 200, [
+      () =>
+        timed(async () => {
+          await cdp.send('Runtime.evaluate', { expression: '1' });
+          await click();
+        }),
+      () => timed(click),
+    ]);
+    report.timing(
+      'raw click after one CDP round trip vs alone',
+      { api: read, raw: alone },
+      { kind: 'reference' },
+      "api = Runtime.evaluate('1') then page.mouse.click, raw = page.mouse.click: the floor of reading the page before an action",
+    );
+  } finally {
+    await context.close();
   }
 }
 
