@@ -147,6 +147,9 @@ export const PolicyList = z.array(Policy).superRefine((policies, ctx) => {
   });
 });
 
+/** What stands for text typed into a password field wherever a person or a store would see it. */
+export const PASSWORD_MASK = '••••';
+
 export const ApprovalTarget = z
   .object({
     role: z.string().nullable(),

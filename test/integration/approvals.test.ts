@@ -292,6 +292,10 @@ describe('conditions', () => {
     const typing = act('type', { text: 'hunter2' });
     const approval = await pending();
     expect(approval.target).toMatchObject({ input_type: 'password', name: 'Password' });
+    // The person sees that a password is typed, never which.
+    expect(approval.action).toEqual({ type: 'type', text: '••••' });
+    const attention = await server.request('GET', '/attention');
+    expect(JSON.stringify([approval, attention.body])).not.toContain('hunter2');
     await decide(approval, 'approve');
     expect((await typing).body.status).toBe('success');
   });

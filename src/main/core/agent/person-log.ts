@@ -1,10 +1,10 @@
-import type { ApprovalTarget } from '../../../shared/approvals.js';
+import { PASSWORD_MASK, type ApprovalTarget } from '../../../shared/approvals.js';
 import { describeRanAction, type RanAction } from '../../../shared/describe-action.js';
 import type { ComputerEvents } from '../events/computer-events.js';
 import type { ActionObserver } from './task-run.js';
 
 /** What a password typed by a person reads as to the model. */
-export const MASK = '••••';
+const MASK = PASSWORD_MASK;
 
 /** Lines a summary holds at most: a person may type for an hour. */
 const MAX_LINES = 60;

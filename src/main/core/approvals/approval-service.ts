@@ -1,8 +1,9 @@
-import type {
-  Approval,
-  ApprovalListQuery,
-  ApprovalTarget,
-  Policy,
+import {
+  PASSWORD_MASK,
+  type Approval,
+  type ApprovalListQuery,
+  type ApprovalTarget,
+  type Policy,
 } from '../../../shared/approvals.js';
 import { describeTarget } from '../../../shared/describe-attention.js';
 import type { Action } from '../computers/action.js';
@@ -308,7 +309,7 @@ export class ApprovalService {
       computer_id: session.id,
       task_id: request.taskId ?? null,
       tab_id: look.tabId,
-      action: shown(request.action),
+      action: shown(request.action, look.target),
       policy_id: policy.id,
       reason: policy.description ?? `policy ${policy.id} asks a person first`,
       url: look.url,
@@ -436,6 +437,12 @@ function holdKey(request: GateRequest): string {
 }
 
 /** The held action as an approval shows it: the action as it runs, a command with its text. */
-function shown(action: GateSubject['action']): Approval['action'] {
-  return { ...action } as Approval['action'];
+/**
+ * The held action as a person and the stores see it: text typed into a password field is
+ * masked (the hold keeps the real action, so what runs is still exactly what was asked about).
+ */
+function shown(action: GateSubject['action'], target: ApprovalTarget | null): Approval['action'] {
+  const copy = { ...action } as Approval['action'];
+  if (target?.input_type === 'password' && typeof copy.text === 'string') copy.text = PASSWORD_MASK;
+  return copy;
 }

@@ -48,7 +48,10 @@ export function ApprovalCard({ item, approval, onDecided }: Props) {
               <dd className="approval-action">{label}</dd>
               <dt>Why</dt>
               <dd>
-                {approval.reason} <span className="muted">(policy {approval.policy_id})</span>
+                {approval.reason}{' '}
+                {!approval.reason.startsWith(`policy ${approval.policy_id} `) && (
+                  <span className="muted">(policy {approval.policy_id})</span>
+                )}
               </dd>
               {approval.url && (
                 <>
