@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AttentionItem } from '../../src/shared/approvals.js';
 import type { Task, TaskEvent } from '../../src/shared/tasks.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -83,6 +84,11 @@ afterAll(async () => {
 const post = (path: string, body?: unknown) => server.request('POST', path, body);
 const task = async (id: string) => (await server.request('GET', `/agent/tasks/${id}`)).body as Task;
 const eventsOf = (id: string): TaskEvent[] => server.core.tasks.events('local', id);
+/** What GET /attention lists for this task. */
+const waiting = async (id: string) =>
+  ((await server.request('GET', '/attention')).body as AttentionItem[]).filter(
+    (item) => item.task_id === id,
+  );
 const pausedTask = (id: string) =>
   eventually(async () => {
     const current = await task(id);
@@ -134,6 +140,7 @@ describe('budgets', () => {
       expect.objectContaining({ budget: 'max_tokens', limit: 1, used }),
     ]);
     expect(eventsOf(id).at(-1)).toMatchObject({ type: 'paused', reason: 'budget' });
+    expect(await waiting(id)).toEqual([expect.objectContaining({ type: 'budget', task_id: id })]);
 
     const refused = await post(`/agent/tasks/${id}/resume`);
     expect(refused.status).toBe(400);
@@ -154,6 +161,7 @@ describe('budgets', () => {
       paused_reason: null,
       budgets: { max_tokens: 10_000_000 },
     });
+    expect(await waiting(id)).toEqual([]);
   });
 
   it('max_duration_seconds counts running time and pauses the task', async () => {
@@ -281,6 +289,9 @@ describe('handoff', () => {
     expect(eventsOf(id).find((event) => event.type === 'handoff_requested')).toMatchObject({
       reason: 'I will sign in myself',
     });
+    expect(await waiting(id)).toEqual([
+      expect.objectContaining({ type: 'handoff', task_id: id, computer_id: computerId }),
+    ]);
 
     await signIn(computerId, 'bob@example.com');
     await post(`/agent/tasks/${id}/resume`);

@@ -174,7 +174,7 @@ export async function createCore(options: CoreOptions) {
     approvals,
     tasks: {
       list: (org, filter) => tasks.list(org, filter),
-      events: (org, id) => tasks.events(org, id),
+      lastEvent: (org, id, types) => tasks.lastEvent(org, id, types),
     },
   });
   const tasks = new TaskService({

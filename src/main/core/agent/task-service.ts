@@ -133,6 +133,12 @@ export class TaskService {
     return this.deps.store.events(id);
   }
 
+  /** The newest of the task's events of these types. */
+  lastEvent(org: string, id: string, types: readonly string[]): TaskEvent | undefined {
+    this.get(org, id);
+    return this.deps.store.lastEvent(id, types);
+  }
+
   /**
    * The task's events so far, then each new one until the terminal event (`done` tells whether
    * that already came).

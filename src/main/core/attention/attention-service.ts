@@ -9,7 +9,7 @@ const FAILED_LISTED = 50;
 
 type TaskReader = {
   list(org: string, filter: { statuses: Task['status'][]; limit?: number }): Task[];
-  events(org: string, id: string): TaskEvent[];
+  lastEvent(org: string, id: string, types: readonly string[]): TaskEvent | undefined;
 };
 type ApprovalReader = { list(org: string, query: { status: 'pending' }): Approval[] };
 
@@ -22,6 +22,7 @@ const TASK_ITEMS = {
   budget_reached: 'budget',
   failed: 'failed',
 } as const;
+const TASK_ITEM_TYPES = Object.keys(TASK_ITEMS);
 
 /**
  * What waits for a person (docs/API.md §14), derived from what is stored: pending approvals,
@@ -80,8 +81,7 @@ export class AttentionService {
       .list(org, { statuses: ['paused'] })
       .filter((task) => ['handoff', 'stalled', 'budget'].includes(task.paused_reason ?? ''))
       .flatMap((task) => {
-        const events = this.deps.tasks.events(org, task.task_id);
-        const event = events.findLast((candidate) => candidate.type in TASK_ITEMS);
+        const event = this.deps.tasks.lastEvent(org, task.task_id, TASK_ITEM_TYPES);
         const item = event && taskItem(task.computer_id, event);
         return item ? [item] : [];
       });

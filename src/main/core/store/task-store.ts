@@ -40,6 +40,11 @@ export class TaskStore {
       append: db.prepare('INSERT INTO task_events (task_id, seq, body) VALUES (?, ?, ?)'),
       events: db.prepare('SELECT body FROM task_events WHERE task_id = ? ORDER BY seq'),
       lastSeq: db.prepare('SELECT MAX(seq) AS seq FROM task_events WHERE task_id = ?'),
+      lastOf: db.prepare(
+        `SELECT body FROM task_events WHERE task_id = ?
+           AND json_extract(body, '$.type') IN (SELECT value FROM json_each(?))
+         ORDER BY seq DESC LIMIT 1`,
+      ),
     };
   }
 
@@ -85,6 +90,13 @@ export class TaskStore {
     return (this.statements.events.all(taskId) as Array<{ body: string }>).map(
       (row) => JSON.parse(row.body) as TaskEvent,
     );
+  }
+
+  /** The newest of the task's events of these types, read without the rest of its log. */
+  lastEvent(taskId: string, types: readonly string[]): TaskEvent | undefined {
+    const row = this.statements.lastOf.get(taskId, JSON.stringify(types)) as
+      { body: string } | undefined;
+    return row && (JSON.parse(row.body) as TaskEvent);
   }
 
   nextSeq(taskId: string): number {
