@@ -51,13 +51,16 @@ const POLICIES = [
     ...['computers', 'events', 'screenshots', 'store'].map((p) => `core/${p}`),
   ]),
   may('core/attention', base),
+  may('core/secrets', [...base, 'core/store']),
   may('core/actions', [
     ...base,
-    ...['approvals', 'computers', 'events', 'screenshots', 'shell'].map((p) => `core/${p}`),
+    ...['approvals', 'computers', 'events', 'screenshots', 'secrets', 'shell'].map(
+      (p) => `core/${p}`,
+    ),
   ]),
   may('core/recordings', [
     ...base,
-    ...['computers', 'events', 'runtime', 'screencast', 'store'].map((p) => `core/${p}`),
+    ...['computers', 'events', 'runtime', 'screencast', 'secrets', 'store'].map((p) => `core/${p}`),
   ]),
   may('core/facades', [...base, 'core/actions', 'core/approvals', 'core/computers', 'core/shell']),
   may('core/models', [...base, 'core/keyboard', 'core/screenshots', 'core/store']),

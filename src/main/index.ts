@@ -8,6 +8,7 @@ import {
   Menu,
   nativeImage,
   Notification,
+  safeStorage,
   screen,
   session,
   shell,
@@ -123,6 +124,8 @@ function main(): void {
     dataDir: defaultDataDir(),
     windowKey,
     flags: devServerFlags(devUrl),
+    // The vault's secrets sealed by the OS keychain (Keychain, DPAPI, libsecret).
+    safeStorage,
   });
   // The window's size, place and last screen: window-state.json in userData (electron-store's
   // folder), never the server's config.json.

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { defaultDataDir, resolveSettings, settingOverrides } from './core/config.js';
 import type { WorkerEntry } from './core/computers/desktop/worker-client.js';
 import { createCore, type Core } from './core/create-core.js';
+import { appCipher, type SafeStorage } from './core/secrets/secret-cipher.js';
 import { beginRun } from './core/runtime/orphan-sweep.js';
 import { preparePrivateDataDir } from './core/store/private-files.js';
 import { readStoredSettings } from './core/store/settings-store.js';
@@ -31,6 +32,8 @@ export type StartOptions = {
   /** Extra key accepted for `local` besides BENCHTOP_API_KEY (the window's own key). */
   windowKey?: string;
   log?: (message: string) => void;
+  /** The desktop app's OS keychain (Electron's safeStorage); headless, a key file is used. */
+  safeStorage?: SafeStorage;
 };
 
 export type Benchtop = {
@@ -69,6 +72,7 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
       overrides: settingOverrides({ env, flags: options.flags }),
       workerEntry: options.paths.workerEntry,
       log: options.log,
+      secretCipher: options.safeStorage && appCipher(options.safeStorage, dataDir),
     });
   } catch (error) {
     run.end();

@@ -78,6 +78,9 @@ export const ROUTES = [
   'POST /approvals/:id/approve',
   'POST /approvals/:id/deny',
   'GET /attention',
+  'POST /secrets',
+  'GET /secrets',
+  'DELETE /secrets/:name',
 ] as const;
 
 /** A valid body for each route that takes one (used where only the id or the encoding is wrong). */
@@ -110,4 +113,5 @@ export const VALID_BODY: Partial<Record<(typeof ROUTES)[number], unknown>> = {
   'POST /agent/tasks/:id/handoff': { reason: 'a person is needed' },
   'POST /approvals/:id/approve': {},
   'POST /approvals/:id/deny': {},
+  'POST /secrets': { name: 'SITE_PW', value: 'long enough' },
 };

@@ -28,6 +28,7 @@ const BODY_ROUTES: Route[] = [
   'POST /agent/tasks/:id/handoff',
   'POST /approvals/:id/approve',
   'POST /approvals/:id/deny',
+  'POST /secrets',
   'PATCH /settings',
 ];
 
@@ -782,6 +783,19 @@ const CASES: Case[] = [
   { ...bad('GET /approvals', 'unknown status', undefined, 'status'), query: '?status=maybe' },
   bad('POST /agent/tasks/:id/handoff', 'no reason', {}, 'reason'),
   bad('POST /approvals/:id/approve', 'note as a number', { note: 5 }, 'note'),
+  bad('POST /secrets', 'no value', { name: 'PW' }, 'value'),
+  bad(
+    'POST /secrets',
+    'a name that cannot be a placeholder',
+    { name: 'a b', value: 'long' },
+    'name',
+  ),
+  bad('POST /secrets', 'a value too short to scrub', { name: 'PIN', value: '123' }, 'value'),
+  {
+    ...bad('DELETE /secrets/:name', 'an unknown name', undefined, 'name'),
+    status: 404,
+    code: 'not_found',
+  },
   bad('PATCH /settings', 'unknown key', { limits: { speed: 1 } }, 'limits.speed', /limits\.speed/),
   bad('PATCH /settings', 'wrong type', { limits: { max_tabs: 'many' } }, 'limits.max_tabs'),
   bad('PATCH /settings', 'out of range', { server: { port: 70_000 } }, 'server.port'),
@@ -881,6 +895,12 @@ const ACCEPTED: Accepted[] = [
     name: 'unknown query parameters',
     query: '?type=approval',
     check: (response) => expect(Array.isArray(response.body)).toBe(true),
+  },
+  {
+    route: 'GET /secrets',
+    name: 'unknown query parameters',
+    query: '?with_values=1',
+    check: (response) => expect(response.text).not.toContain('value'),
   },
   {
     route: 'GET /keys',
@@ -1149,7 +1169,8 @@ function pathOf(c: {
     .replace(':id', id)
     .replace(':tab_id', c.tab === 'unknown' ? UNKNOWN_TAB : mainTab)
     .replace(':computer', c.screenshot?.computer ?? 'comp_x')
-    .replace(':file', c.screenshot?.file ?? 'x.png');
+    .replace(':file', c.screenshot?.file ?? 'x.png')
+    .replace(':name', 'NO_SUCH_SECRET');
   return { method, path: path + (c.query ?? '') };
 }
 

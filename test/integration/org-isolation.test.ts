@@ -52,6 +52,8 @@ beforeAll(async () => {
   });
   // The second organization's key, made as `benchtop keys create --org other` makes it.
   other = server.core.keys.create('other').key;
+  const secret = await server.request('POST', '/secrets', { name: 'OUR_SECRET', value: SECRET });
+  expect(secret.status, secret.text).toBe(200);
 
   const persistent = (await server.request('POST', '/computers', { persistent: true })).body;
   expect((await server.request('DELETE', `/computers/${persistent.id}`)).status).toBe(204);
@@ -230,6 +232,23 @@ function casesFor(route: Route): Case[] {
     case 'GET /approvals':
     case 'GET /attention':
       return [{ method, path, statuses: [200], check: empty }];
+    case 'GET /secrets':
+      return [
+        {
+          method,
+          path,
+          statuses: [200],
+          check: (answer) =>
+            expect(answer.body).toEqual([expect.objectContaining({ name: 'OUR_SECRET' })]),
+        },
+      ];
+    // A secret of its own, under our secret's name: ours stays ours (checked below).
+    case 'POST /secrets':
+      return [
+        { method, path, body: { name: 'OUR_SECRET', value: 'their own value' }, statuses: [200] },
+      ];
+    case 'DELETE /secrets/:name':
+      return [{ method, path: '/secrets/OUR_SECRET', statuses: [204] }];
     case 'GET /screencasts':
       return [{ method, path: `/screencasts?ids=${ours.computer}`, statuses: [404] }];
     case 'PATCH /settings':
@@ -312,6 +331,9 @@ describe('organization isolation, route by route', () => {
     expect(await theirs('/computers')).toEqual([]);
     expect(await theirs('/computers?type=persistent')).toEqual([]);
     expect(await theirs('/agent/tasks')).toEqual([]);
+    // Their secret of the same name came and went; ours is as it was.
+    expect(await theirs('/secrets')).toEqual([]);
+    expect(server.core.vault.resolve('local', '{{secret:OUR_SECRET}}', 'text')).toBe(SECRET);
     expect((await server.request('GET', `/computers/${ours.computer}`)).body.status).toBe(
       'running',
     );

@@ -39,6 +39,8 @@ import { AttentionService } from './attention/attention-service.js';
 import { Webhook } from './attention/webhook.js';
 import { RecordingStore } from './recordings/recording-store.js';
 import { proxyPassword, SecretScrubber } from './recordings/secret-scrubber.js';
+import { keyFileCipher, type SecretCipher } from './secrets/secret-cipher.js';
+import { SecretVault } from './secrets/secret-vault.js';
 
 export type CoreOptions = {
   settings: Settings;
@@ -53,6 +55,8 @@ export type CoreOptions = {
   workerEntry: WorkerEntry;
   /** Where core reports what went wrong in the background (a video that could not be encoded). */
   log?: (message: string) => void;
+  /** How the vault seals secrets: the OS keychain in the app; else a key file in the data dir. */
+  secretCipher?: SecretCipher;
 };
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
@@ -90,13 +94,16 @@ export async function createCore(options: CoreOptions) {
   const database = openDatabase(join(dataDir, 'benchtop.sqlite'));
   const models = new ModelRegistry(() => settings().models);
   const screencasts = new ScreencastHub();
+  const vault = new SecretVault(database, options.secretCipher ?? keyFileCipher(dataDir));
   // Secrets are read at each use: a key set in settings a moment ago is scrubbed too.
-  const scrubber = new SecretScrubber(() =>
-    [
-      ...models.keys(),
-      proxyPassword(settings().proxy.advanced_proxy_url),
-      options.trustedKey,
-    ].filter((secret): secret is string => secret !== undefined),
+  const scrubber = new SecretScrubber(
+    () =>
+      [
+        ...models.keys(),
+        proxyPassword(settings().proxy.advanced_proxy_url),
+        options.trustedKey,
+      ].filter((secret): secret is string => secret !== undefined),
+    () => vault.allValues(),
   );
   const recorder = new Recorder({
     root: join(dataDir, 'recordings'),
@@ -145,6 +152,7 @@ export async function createCore(options: CoreOptions) {
     shell,
     events,
     gate: approvals,
+    secrets: vault,
   });
   const computers = new ComputerService({
     registry,
@@ -226,6 +234,7 @@ export async function createCore(options: CoreOptions) {
     events,
     recorder,
     scrubber,
+    vault,
     models,
     responses,
     chat,

@@ -11,6 +11,8 @@ import { truncateText } from '../shell/command-run.js';
 import { commandKey, RecentRuns } from '../shell/recent-commands.js';
 import { stoppedBecause } from '../computers/abortable.js';
 import type { ShellService } from '../shell/shell-service.js';
+import { redactValues } from '../secrets/redact.js';
+import type { SecretVault } from '../secrets/secret-vault.js';
 import {
   Hold,
   untilDecided,
@@ -20,6 +22,9 @@ import {
 
 /** The approval gate as the runner uses it (docs/API.md §14). */
 export type Gate = Pick<ApprovalService, 'check' | 'wait'>;
+
+/** The vault as the runner uses it (docs/API.md §15): placeholders are resolved last. */
+export type Secrets = Pick<SecretVault, 'check' | 'resolve' | 'allValues'>;
 
 /**
  * What becomes of an action the computer cannot take (bad input for it, a computer that ended):
@@ -39,6 +44,8 @@ export type RunnerDeps = {
   events: ComputerEvents;
   /** Policies checked before each action runs; without it every action runs. */
   gate?: Gate;
+  /** `{{secret:NAME}}` in typed text; without it the text is typed as it is. */
+  secrets?: Secrets;
 };
 
 /**
@@ -102,6 +109,12 @@ export class ActionRunner {
     stop: AbortSignal | undefined,
     admitted: Hold | undefined,
   ): Promise<ActionResult | Hold> {
+    // An unknown secret is bad input: answered before a person is asked about the action.
+    const unknown = this.unknownSecret(session, request);
+    if (unknown) {
+      if (invalid === 'throw') throw unknown;
+      return this.refused(session, request, { status: 'denied', message: unknown.message });
+    }
     const { gate } = this.deps;
     if (gate && session.status === 'running' && request.action.type !== 'finish') {
       const verdict = await gate.check(
@@ -120,6 +133,20 @@ export class ActionRunner {
       }
     }
     return this.runReported(session, request, invalid, stop);
+  }
+
+  private unknownSecret(session: ComputerSession, request: ActionRequest) {
+    const { action } = request;
+    if (!this.deps.secrets || (action.type !== 'type' && action.type !== 'point_and_type')) {
+      return undefined;
+    }
+    try {
+      this.deps.secrets.check(session.org, action.text, 'text');
+      return undefined;
+    } catch (error) {
+      if (error instanceof BenchtopError) return error;
+      throw error;
+    }
   }
 
   /**
@@ -188,14 +215,14 @@ export class ActionRunner {
     try {
       const outcome = await this.execute(session, request, stop);
       const pageContext = await this.contextFor(session, request, outcome.executedTabId);
-      return {
+      return this.withoutSecrets({
         request_id: request.requestId,
         status: 'success',
         result: outcome.result,
         ...(outcome.executedTabId && { executed_tab_id: outcome.executedTabId }),
         ...(pageContext && { page_context: pageContext }),
         timestamp: now(),
-      };
+      });
     } catch (error) {
       if (error instanceof BenchtopError && invalid === 'throw') throw error;
       const message = error instanceof Error ? error.message : String(error);
@@ -276,9 +303,28 @@ export class ActionRunner {
   /** An action of the operator's own, if its kind performs it. */
   private perform(session: ComputerSession, request: ActionRequest): Promise<ActionOutcome> {
     const { operator } = session;
-    const { type } = request.action;
-    if (!performs(operator, request)) throw unsupported(type, operator.kind);
+    const { action } = request;
+    if (!performs(operator, request)) throw unsupported(action.type, operator.kind);
+    const { secrets } = this.deps;
+    if (action.type === 'type' && secrets) {
+      // The value exists from here to the keystrokes only: events and answers keep the placeholder.
+      const text = secrets.resolve(session.org, action.text, 'text');
+      if (text !== action.text)
+        return operator.perform({ ...request, action: { ...action, text } });
+    }
     return operator.perform(request);
+  }
+
+  /**
+   * An answer with the vault's values taken out: a page may show what was typed into it (its
+   * HTML, its title), and a value must never be answered.
+   */
+  private withoutSecrets(result: ActionResult): ActionResult {
+    const values = this.deps.secrets?.allValues() ?? [];
+    if (values.length === 0) return result;
+    const json = JSON.stringify(result);
+    const redacted = redactValues(json, values);
+    return redacted === json ? result : (JSON.parse(redacted) as ActionResult);
   }
 
   private async screenshot(

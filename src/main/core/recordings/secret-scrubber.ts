@@ -1,5 +1,6 @@
-/** What a scrubbed secret reads as in recordings and bundles. */
-export const REDACTED = '[redacted]';
+import { REDACTED, redactValues, without } from '../secrets/redact.js';
+
+export { REDACTED };
 
 /** Benchtop API keys (`sk_` and 32 base64url characters; any long enough run, to be safe). */
 const BENCHTOP_KEY = /\bsk_[A-Za-z0-9_-]{16,}/g;
@@ -15,25 +16,19 @@ const MIN_SECRET_LENGTH = 6;
  * set in settings a moment ago is scrubbed too.
  */
 export class SecretScrubber {
-  constructor(private readonly secrets: () => readonly string[]) {}
+  constructor(
+    private readonly secrets: () => readonly string[],
+    /** The vault's values: scrubbed from their minimum length on. */
+    private readonly vault: () => readonly string[] = () => [],
+  ) {}
 
   scrub(text: string): string {
     let out = text.replace(BENCHTOP_KEY, REDACTED).replace(URL_PASSWORD, `$1${REDACTED}@`);
     for (const secret of this.secrets()) {
-      if (secret.length < MIN_SECRET_LENGTH) continue;
-      for (const form of forms(secret)) {
-        if (out.includes(form)) out = out.split(form).join(REDACTED);
-      }
+      if (secret.length >= MIN_SECRET_LENGTH) out = without(out, secret);
     }
-    return out;
+    return redactValues(out, this.vault());
   }
-}
-
-/** A secret as it may appear in text: as is, URL-encoded, and escaped inside a JSON string. */
-function forms(secret: string): string[] {
-  const encoded = encodeURIComponent(secret);
-  const json = JSON.stringify(secret).slice(1, -1);
-  return [...new Set([secret, encoded, json])];
 }
 
 /** The password of a proxy URL from settings, if it has one. */

@@ -126,15 +126,25 @@ export type Finished = Exit & { stdout: string; stderr: string; timedOut: boolea
 export async function runProgram(
   file: string,
   args: string[],
-  options: Pick<LaunchOptions, 'env' | 'cwd'> & { timeoutMs?: number } = {},
+  options: Pick<LaunchOptions, 'env' | 'cwd'> & {
+    timeoutMs?: number;
+    /** Written to the program's stdin, which then closes (text that must not be in its argv). */
+    input?: string;
+  } = {},
 ): Promise<Finished> {
+  const { input, ...launchOptions } = options;
   const program = await launch(file, args, {
-    ...options,
+    ...launchOptions,
     group: false,
     recorded: false,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   const { child } = program;
+  if (input !== undefined) {
+    // A program that exits without reading all of it closes the pipe: not an error of ours.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(input);
+  }
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

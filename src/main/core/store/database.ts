@@ -117,6 +117,15 @@ const MIGRATIONS = [
    );
    CREATE INDEX approvals_org ON approvals (org, created_at);
    CREATE INDEX approvals_pending ON approvals (status) WHERE status = 'pending';`,
+  // The vault: values sealed by the cipher named in sealed_by (keychain or key-file).
+  `CREATE TABLE secrets (
+     org TEXT NOT NULL,
+     name TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     sealed BLOB NOT NULL,
+     sealed_by TEXT NOT NULL,
+     PRIMARY KEY (org, name)
+   );`,
 ];
 
 /**

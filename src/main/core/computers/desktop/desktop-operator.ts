@@ -202,7 +202,10 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
       return;
     }
     for (const run of text.match(/[\x20-\x7e\n\t]+|[^\x20-\x7e\n\t]+/g) ?? []) {
-      if (/^[\x20-\x7e\n\t]/.test(run)) await this.xdotool(['type', '--delay', '0', '--', run]);
+      // Through stdin, not argv: every local user can read a process's arguments, and typed
+      // text may be a password (a {{secret:NAME}} resolved a moment ago).
+      if (/^[\x20-\x7e\n\t]/.test(run))
+        await this.x11('xdotool', ['type', '--delay', '0', '--file', '-'], run);
       else await this.unicode.type(run);
     }
   }
@@ -224,9 +227,10 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
   }
 
   /** Runs an X11 tool on this display; its stdout, or an action failure saying what to install. */
-  private async x11(command: string, args: string[]): Promise<string> {
+  private async x11(command: string, args: string[], input?: string): Promise<string> {
     const ran = await runProgram(command, args, {
       env: { ...process.env, ...this.options.display.env },
+      input,
     }).catch((error: Error) => {
       throw new ActionFailure(
         `${command} is needed on desktops (${X11_PACKAGES[command] ?? command}): ${error.message}`,
