@@ -452,6 +452,26 @@ describe('settings', () => {
     await page.locator(`tr[data-key-id="${created.id}"] .status-revoked`).waitFor();
     expect((await server.request('GET', '/computers', undefined, { key })).status).toBe(401);
   });
+
+  it('stores a secret whose value it never shows again, then deletes it', async () => {
+    const page = await open('#/settings');
+    const secrets = page.getByRole('region', { name: 'Secrets' });
+    await secrets.getByLabel('Name').fill('SHOP_PW');
+    await secrets.getByLabel('Value').fill('abc');
+    expect(await secrets.innerText()).toContain('shorter than 4 characters');
+    await secrets.getByLabel('Value').fill('shop-password-7');
+    await secrets.getByRole('button', { name: 'Save secret' }).click();
+    await secrets.getByText('{{secret:SHOP_PW}}').waitFor();
+    expect(await secrets.getByLabel('Value').inputValue()).toBe('');
+    expect(await page.content()).not.toContain('shop-password-7');
+    expect(server.core.vault.resolve('local', '{{secret:SHOP_PW}}', 'text')).toBe(
+      'shop-password-7',
+    );
+    await saveScreenshots(page, 'settings-secrets');
+    await secrets.getByRole('button', { name: 'Delete secret SHOP_PW' }).click();
+    await secrets.getByText('No secret yet.').waitFor();
+    expect((await server.request('GET', '/secrets')).body).toEqual([]);
+  });
 });
 
 describe('settings that apply at once', () => {

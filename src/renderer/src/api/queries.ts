@@ -38,6 +38,7 @@ export const queryKeys = {
   attention: ['attention'] as const,
   pendingApprovals: ['approvals', 'pending'] as const,
   keys: ['keys'] as const,
+  secrets: ['secrets'] as const,
 };
 
 /**
@@ -206,6 +207,13 @@ export const tabsQuery = (api: ApiClient, computerId: string) =>
       // A failed listing (status error) has no tabs to show.
       return answer.status === 'success' ? answer.result.tabs : [];
     },
+  });
+
+export const secretsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.secrets,
+    queryFn: ({ signal }) => api.call('secrets.list', { signal }),
+    refetchInterval: POLL_MS.keys,
   });
 
 export const apiKeysQuery = (api: ApiClient) =>

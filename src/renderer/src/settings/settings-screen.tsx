@@ -10,6 +10,7 @@ import { KeysSection } from './keys-section.js';
 import { ModelsSection } from './models-section.js';
 import { OrganizationsSection } from './organizations-section.js';
 import { PoliciesSection } from './policies-section.js';
+import { SecretsSection } from './secrets-section.js';
 import type { SaveSettings } from './save-bar.js';
 
 export function SettingsScreen() {
@@ -41,6 +42,7 @@ export function SettingsScreen() {
       {answer && <SettingsNotes answer={answer} />}
       {answer && <ModelsSection settings={answer.settings} onSave={save} />}
       <PoliciesSection />
+      <SecretsSection />
       {answer && <GeneralSection settings={answer.settings} onSave={save} />}
       {answer && <OrganizationsSection settings={answer.settings} onSave={save} />}
     </section>
