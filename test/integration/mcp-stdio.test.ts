@@ -83,7 +83,7 @@ describe('benchtop mcp (stdio)', () => {
     expect(stderr.join('')).toMatch(/stdin closed: closing/);
     for (const child of browsers) expect(isAlive(child), commandOf(child)).toBe(false);
     expect(errors).toEqual([]);
-  });
+  }, 60_000);
 
   it('relays to the Benchtop already running on the data dir, with a key; without one it says how', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-mcp-bridge-'));
@@ -123,5 +123,5 @@ describe('benchtop mcp (stdio)', () => {
     // The relay started no computer: the server's own close ends the one created through it.
     serve.kill('SIGTERM');
     expect(await new Promise((resolve) => serve.once('exit', resolve))).toBe(0);
-  });
+  }, 60_000);
 });

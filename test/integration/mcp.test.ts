@@ -138,10 +138,15 @@ describe('MCP over Streamable HTTP', () => {
     expect(tabs).toContain('checkout.html');
     expect(textOf(await call(client, 'tabs', { action: 'close' }))).toMatch(/tab_id is required/);
 
+    const exec = await ok(client, 'exec', { command: 'echo from-exec; exit 3' });
+    expect(exec).toMatch(/exited with 3/);
+    expect(exec).toContain('"stdout": "from-exec\\n"');
+
     await ok(client, 'delete_computer');
     expect(textOf(await call(client, 'html'))).toMatch(/no current computer/);
   });
 
+  // Eight contexts created at once on two cores shared with other suites take their time.
   it('eight clients at once each act on their own computer only', async () => {
     const sessions = await Promise.all(Array.from({ length: 8 }, () => connect()));
     const ids = await Promise.all(
@@ -158,7 +163,7 @@ describe('MCP over Streamable HTTP', () => {
       const typed = /<pre id="typed">([^<]*)<\/pre>/.exec(await pageOf(id))![1];
       expect(typed).toBe(`marker-${index}-end`);
     }
-  });
+  }, 120_000);
 
   it('needs a key; another organization cannot use a computer nor a session it does not own', async () => {
     const initialize = {
@@ -210,6 +215,20 @@ describe('MCP over Streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(hijack.status).toBe(404);
+
+    // DELETE closes the session: its id is unknown afterwards.
+    await (owner.transport as StreamableHTTPClientTransport).terminateSession();
+    const closed = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${server.key}`,
+        'mcp-session-id': sessionId,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
+    expect(closed.status).toBe(404);
   });
 });
 

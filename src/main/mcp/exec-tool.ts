@@ -13,8 +13,8 @@ export function registerExecTool(server: McpServer, session: McpSession): void {
     'exec',
     {
       description:
-        "Run a shell command on the current computer (bash, in the computer's workspace folder " +
-        'unless cwd says otherwise) and return its exit code, stdout and stderr.',
+        "Run a shell command (sh -c) on the current computer, in the computer's workspace folder " +
+        'unless cwd says otherwise, and return its exit code, stdout and stderr.',
       inputSchema: {
         command: z.string().min(1).max(100_000),
         cwd: z.string().max(4096).optional(),
