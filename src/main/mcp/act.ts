@@ -40,7 +40,7 @@ function announce(extra: ToolExtra, approval: Approval): void {
  * Watches for approvals asked on the session's behalf while `work` runs: the same action runner
  * the REST routes use holds the action and waits; this only reports the wait and its outcome.
  */
-export async function whileWatchingApprovals<T>(
+export async function whileWatchingApprovals<T extends object>(
   session: McpSession,
   computerId: string,
   extra: ToolExtra,
@@ -55,7 +55,7 @@ export async function whileWatchingApprovals<T>(
   try {
     const outcome = await work();
     const approval = asked && session.core.approvals.get(session.org, asked.id);
-    return Object.assign(outcome as object, { approval }) as T & Decided;
+    return { ...outcome, approval };
   } finally {
     stop();
   }

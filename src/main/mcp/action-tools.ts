@@ -24,6 +24,8 @@ function actionTool<S extends z.ZodRawShape>(
       const result = await act(session, action, extra);
       return actionAnswer(`${decisionPrefix(result)}${done}`, result);
     });
+  // The SDK types a callback by the shape it is given; for a shape generic here TypeScript cannot
+  // match its parsed arguments to z.infer, though they are the same object.
   server.registerTool(name, { description, inputSchema }, run as never);
 }
 
