@@ -260,8 +260,13 @@ describe('approvals', () => {
     expect(textOf(done)).toMatch(/^Approved by a person \(note: go ahead\)\. Clicked/);
     expect(await statusOf(id)).toBe('paid');
 
-    const denied = call(client, 'click', PAY);
+    // Asked for progress, the client hears of the wait that way too.
+    const progress: string[] = [];
+    const denied = client.callTool({ name: 'click', arguments: PAY }, undefined, {
+      onprogress: ({ message }) => progress.push(message ?? ''),
+    }) as Promise<CallToolResult>;
     const second = await pending(id);
+    await eventually(() => progress.some((line) => line.includes(second.id)));
     await server.request('POST', `/approvals/${second.id}/deny`, { note: 'not twice' });
     const refused = await denied;
     expect(refused.isError).toBe(true);

@@ -10,30 +10,38 @@ export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type Decided = { approval: Approval | undefined };
 
 /**
- * Tells the client that a call waits for a person (a log message, and progress when the client
- * asked for it), so a model or a person at the client knows why the call takes long.
+ * How often a waiting call repeats its progress: a client that resets its timeout on progress
+ * (the SDK's resetTimeoutOnProgress) then waits as long as the person takes.
  */
-function announce(extra: ToolExtra, approval: Approval): void {
+const PROGRESS_EVERY_MS = 15_000;
+
+/**
+ * Tells the client that a call waits for a person (a log message, and progress when the client
+ * asked for it), so a model or a person at the client knows why the call takes long. Returns
+ * the function that stops the repeated progress.
+ */
+function announce(extra: ToolExtra, approval: Approval): () => void {
   const message =
     `held for approval ${approval.id} (${approval.reason}): waiting for a person to approve or ` +
     `deny it in the Benchtop window or with POST /approvals/${approval.id}/approve or /deny`;
-  const sent = [
-    extra.sendNotification({
-      method: 'notifications/message',
-      params: { level: 'warning', logger: 'benchtop', data: message },
-    }),
-  ];
-  const token = extra._meta?.progressToken;
-  if (token !== undefined) {
-    sent.push(
-      extra.sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress: 0, message },
-      }),
-    );
-  }
   // A client that went away cannot be told; the action still waits for its decision.
-  for (const notification of sent) notification.catch(() => {});
+  const send = (notification: ServerNotification) =>
+    extra.sendNotification(notification).catch(() => {});
+  void send({
+    method: 'notifications/message',
+    params: { level: 'warning', logger: 'benchtop', data: message },
+  });
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return () => {};
+  let progress = 0;
+  const tell = () =>
+    void send({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: progress++, message },
+    });
+  tell();
+  const timer = setInterval(tell, PROGRESS_EVERY_MS);
+  return () => clearInterval(timer);
 }
 
 /**
@@ -47,10 +55,12 @@ export async function whileWatchingApprovals<T extends object>(
   work: () => Promise<T>,
 ): Promise<T & Decided> {
   let asked: Approval | undefined;
+  let quiet = () => {};
   const stop = session.core.approvals.onAsked((org, approval) => {
     if (org !== session.org || approval.computer_id !== computerId || approval.task_id) return;
     asked = approval;
-    announce(extra, approval);
+    quiet();
+    quiet = announce(extra, approval);
   });
   try {
     const outcome = await work();
@@ -58,6 +68,7 @@ export async function whileWatchingApprovals<T extends object>(
     return { ...outcome, approval };
   } finally {
     stop();
+    quiet();
   }
 }
 
