@@ -85,7 +85,7 @@ describe('benchtop mcp (stdio)', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
-  it('relays to the Benchtop already running on the data dir, with a key; without one it says how', async () => {
+  it('relays to the Benchtop already running on the data dir, with a key; without one, or a wrong one, it says how', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-mcp-bridge-'));
     const port = String(await freePort());
     const serve = spawn(process.execPath, [BIN, 'serve'], {
@@ -108,6 +108,16 @@ describe('benchtop mcp (stdio)', () => {
     const code = await new Promise((resolve) => keyless.once('exit', resolve));
     expect(code).toBe(2);
     expect(said).toMatch(/give an API key in TZAFON_API_KEY.*benchtop keys create/);
+
+    const wrong = stdioClient({
+      BENCHTOP_DATA_DIR: dataDir,
+      BENCHTOP_PORT: port,
+      TZAFON_API_KEY: 'sk_wrong_aaaaaaaaaaaaaaaaaaaa',
+    });
+    await expect(wrong.client.connect(wrong.transport)).rejects.toThrow(
+      /refused the message.*unknown or revoked API key/,
+    );
+    await wrong.client.close();
 
     const { client, transport } = stdioClient({
       BENCHTOP_DATA_DIR: dataDir,
