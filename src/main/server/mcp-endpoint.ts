@@ -7,10 +7,19 @@ import type { Principal } from '../core/store/key-store.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { sendError } from './errors.js';
 
-/** A session nobody used for this long is closed (a client that went without a DELETE). */
+/**
+ * A session with no stream open (the client's GET) and no request for this long is closed: its
+ * client went without a DELETE. A connected client keeps its GET stream open, however idle.
+ */
 const IDLE_SESSION_MS = 30 * 60_000;
 
-type Session = { org: string; transport: StreamableHTTPServerTransport; lastUsed: number };
+type Session = {
+  org: string;
+  transport: StreamableHTTPServerTransport;
+  lastUsed: number;
+  /** Requests under way, the client's GET stream among them. */
+  open: number;
+};
 
 export type McpEndpoint = { router: Router; close(): Promise<void> };
 
@@ -27,7 +36,7 @@ export function mcpEndpoint(core: Core, log: (message: string) => void): McpEndp
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { org, transport, lastUsed: Date.now() });
+        sessions.set(id, { org, transport, lastUsed: Date.now(), open: 0 });
       },
     });
     transport.onclose = () => {
@@ -52,7 +61,11 @@ export function mcpEndpoint(core: Core, log: (message: string) => void): McpEndp
             'no such MCP session (it was closed or expired); start a new one with initialize',
           );
         }
-        session.lastUsed = Date.now();
+        session.open += 1;
+        res.once('close', () => {
+          session.open -= 1;
+          session.lastUsed = Date.now();
+        });
         return await session.transport.handleRequest(req, res, req.body);
       }
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
@@ -72,7 +85,7 @@ export function mcpEndpoint(core: Core, log: (message: string) => void): McpEndp
   const sweep = setInterval(() => {
     const cutoff = Date.now() - IDLE_SESSION_MS;
     for (const session of sessions.values()) {
-      if (session.lastUsed < cutoff) void session.transport.close();
+      if (session.open === 0 && session.lastUsed < cutoff) void session.transport.close();
     }
   }, 60_000);
   sweep.unref();
