@@ -11,6 +11,7 @@ const FOLDERS = [
   { type: 'core', pattern: 'src/main/core/*', capture: ['part'] },
   { type: 'core-base', pattern: 'src/main/core' },
   { type: 'server', pattern: 'src/main/server' },
+  { type: 'mcp', pattern: 'src/main/mcp' },
   { type: 'window', pattern: 'src/main/window' },
   { type: 'launcher', pattern: 'src/main/launcher' },
   // The roots: cli.ts, index.ts and start-benchtop.ts (every folder of src/main is matched above).
@@ -75,14 +76,17 @@ const POLICIES = [
     from: { file: { categories: 'composition' } },
     allow: [{ to: { element: { type: 'core' } } }],
   },
+  // MCP is another transport: its tools call the same core the routes call.
+  may('mcp', base),
   may('server', [
     ...base,
+    'mcp',
     'shared-contract',
     ...['computers', 'guards', 'models', 'store'].map((p) => `core/${p}`),
   ]),
   may('window', ['shared']),
   may('launcher', ['root', 'core/runtime']),
-  may('root', [...base, 'server', 'window', 'launcher', 'core']),
+  may('root', [...base, 'server', 'mcp', 'window', 'launcher', 'core']),
   may('preload', ['shared']),
   may('renderer', ['shared', 'shared-contract', 'shared-client']),
 ];

@@ -28,6 +28,7 @@ import { benchExec } from './cases/exec.js';
 import { benchFrameLatency } from './cases/frame-latency.js';
 import { benchFullCycle } from './cases/full-cycle.js';
 import { benchLiveView } from './cases/live-view.js';
+import { benchMcp } from './cases/mcp.js';
 import { benchMemory } from './cases/memory.js';
 import { benchModels, benchResponses } from './cases/responses.js';
 import { benchRecording } from './cases/recording.js';
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
     ['memory', benchMemory],
     ['recording', benchRecording],
     ['approvals', benchApprovals],
+    ['mcp', benchMcp],
     // Last: the UI's own Chromium must not be running while memory is measured.
     ['live-view', benchLiveView],
   ];

@@ -8,11 +8,13 @@ import { LIFT_FILE, readBlocks, writeAtomically } from './core/guards/ip-block-f
 import { KeyStore } from './core/store/key-store.js';
 import { preparePrivateDataDir } from './core/store/private-files.js';
 import { readStoredSettings } from './core/store/settings-store.js';
+import { serveMcp } from './mcp-stdio.js';
 import { builtAppPaths, startBenchtop } from './start-benchtop.js';
 import { sandboxSupport } from './core/sandbox/computer-sandbox.js';
 
 const USAGE = `usage:
   benchtop serve [--port N] [--host ADDRESS]
+  benchtop mcp          MCP over stdio (TZAFON_API_KEY or BENCHTOP_API_KEY: the key to act with)
   benchtop keys create [--org NAME]
   benchtop keys list
   benchtop keys revoke KEY_ID
@@ -157,6 +159,7 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return console.log(USAGE);
   preparePrivateDataDir(defaultDataDir());
   if (command === 'serve') return serve(values);
+  if (command === 'mcp') return serveMcp(builtAppPaths(import.meta.dirname));
   if (command === 'keys') return keys(rest, values.org);
   if (command === 'ip-blocks') return ipBlocks(rest, values.all);
   throw new ConfigError(`unknown command "${command}"\n${USAGE}`);

@@ -26,9 +26,9 @@ const click: GateSubject = {
 /** A page at `url` with `target` under every point, remembering what the matcher read of it. */
 function page(url: string, target: ApprovalTarget | null = PAY) {
   const reads: LookLevel[] = [];
-  const look = async (level: LookLevel) => {
+  const look = (level: LookLevel) => {
     reads.push(level);
-    return { tabId: 'tab_1', url, target: level === 'target' ? target : null };
+    return Promise.resolve({ tabId: 'tab_1', url, target: level === 'target' ? target : null });
   };
   return { reads, look };
 }

@@ -13,6 +13,7 @@ import { secretHandlers } from './handlers/secrets.handlers.js';
 import { responseHandlers } from './handlers/responses.handlers.js';
 import { streamHandlers } from './handlers/streams.handlers.js';
 import { taskHandlers } from './handlers/tasks.handlers.js';
+import { mcpEndpoint } from './mcp-endpoint.js';
 import { registerRoutes, type Handlers } from './register-routes.js';
 import { setSseOptions, type SseOptions } from './sse.js';
 import { uiFiles } from './ui-files.js';
@@ -31,7 +32,10 @@ export type AppOptions = {
   validateAnswers?: boolean;
 };
 
-/** The Express app: request ids, body parsing, keys, routes, one error mapper. Does not listen. */
+/**
+ * The Express app: request ids, body parsing, keys, routes, MCP, one error mapper. Does not
+ * listen; close() ends what outlives a request (MCP sessions).
+ */
 export function createApp(core: Core, options: AppOptions = {}) {
   const log = options.log ?? ((message: string) => console.error(message));
   const app = express();
@@ -76,10 +80,14 @@ export function createApp(core: Core, options: AppOptions = {}) {
   app.use(requireKey(core.keys, core.guards));
   app.use(jsonBody(MAX_BODY_BYTES));
   app.use(routes);
+  // MCP is a transport, not a route of the contract: one URL speaking JSON-RPC, kept out of
+  // ROUTES and the OpenAPI document, behind the same key check, rate and origin guard.
+  const mcp = mcpEndpoint(core, log);
+  app.use(mcp.router);
 
   app.use((req, res) => {
     sendError(res, 'not_found', `no route ${req.method} ${req.path}; see GET /openapi.json`);
   });
   app.use(errorMapper(log));
-  return app;
+  return { app, close: () => mcp.close() };
 }

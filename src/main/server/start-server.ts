@@ -37,7 +37,8 @@ export async function startServer(
   options: AppOptions & { host?: string; port?: number } = {},
 ): Promise<RunningServer> {
   const host = options.host ?? core.settings.server.host;
-  const server = createServer(createApp(core, options));
+  const app = createApp(core, options);
+  const server = createServer(app.app);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
@@ -50,10 +51,12 @@ export async function startServer(
   return {
     url,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await app.close();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
