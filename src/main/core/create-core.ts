@@ -91,11 +91,12 @@ export async function createCore(options: CoreOptions) {
   const models = new ModelRegistry(() => settings().models);
   const screencasts = new ScreencastHub();
   // Secrets are read at each use: a key set in settings a moment ago is scrubbed too.
-  const scrubber = new SecretScrubber(() =>
+  const scrubber = new SecretScrubber((): string[] =>
     [
       ...models.keys(),
       proxyPassword(settings().proxy.advanced_proxy_url),
       options.trustedKey,
+      ...registry.cdpTokens(),
     ].filter((secret): secret is string => secret !== undefined),
   );
   const recorder = new Recorder({

@@ -26,6 +26,13 @@ export type BatchOptions = {
   signal: AbortSignal;
 };
 
+export type CdpDoor = {
+  browserUrl: string;
+  downloadsDir: string;
+  ended: AbortSignal;
+  touch(): void;
+};
+
 export type ServiceDeps = {
   registry: ComputerRegistry;
   actions: ActionRunner;
@@ -61,6 +68,16 @@ export class ComputerService {
   list(org: string): Computer[] {
     const baseUrl = this.deps.baseUrl();
     return this.deps.registry.list(org).map((session) => session.view(baseUrl));
+  }
+
+  /**
+   * What a CDP client attached through a computer's cdp_url reaches: its browser, the folder its
+   * downloads go to, when the computer ends, and a way to count its traffic as activity.
+   */
+  cdpDoor(id: string, token: string | undefined): CdpDoor {
+    const session = this.deps.registry.cdpDoor(id, token);
+    const { browserUrl, downloadsDir } = session.cdp;
+    return { browserUrl, downloadsDir, ended: session.ended.signal, touch: () => session.touch() };
   }
 
   delete(org: string, id: string): Promise<void> {

@@ -66,6 +66,8 @@ const CDP_BUTTONS = { back: 8, forward: 16 } as const;
 
 export type BrowserOperatorOptions = {
   host: BrowserHost;
+  /** The context is the default one of a Chromium of its own (a computer with cdp). */
+  ownBrowser?: boolean;
   contextOptions: BrowserContextOptions;
   /** Read at each opening: limits.max_tabs as it is now. */
   maxTabs: () => number;
@@ -296,6 +298,13 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
 
   /** Rebuilds the context behind the new proxy, carrying cookies, storage and open tabs. */
   private async changeProxy(proxyUrl: string): Promise<Record<string, unknown>> {
+    if (this.options.ownBrowser) {
+      // Its CDP clients hold its browser: a rebuilt context elsewhere would leave them behind.
+      throw invalidRequest(
+        'change_proxy is not available on a computer created with cdp (its CDP clients are attached to its browser); create a computer with use_advanced_proxy instead',
+        'proxy_url',
+      );
+    }
     // Checked before anything changes: a refused URL leaves the computer as it was.
     const proxy = proxyFromUrl(proxyUrl, 'proxy_url');
     const storageState = await this.context.storageState({ indexedDB: true });
