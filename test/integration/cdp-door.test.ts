@@ -119,6 +119,14 @@ describe('cdp: true', () => {
         expect.objectContaining({ type: 'navigation', url: `${fixtures.url}/actions.html` }),
       );
       expect(await tabs(second.id)).toEqual(before);
+      // The live view shows the page the client opened.
+      const live = await SseReader.open(
+        `${server.url}/computers/${first.id}/screencast?fps=5`,
+        server.key,
+      );
+      const frame = (await live.next())!.data as { metadata: { tab_id: string } };
+      live.close();
+      expect(frame.metadata.tab_id).toBe(opened!.tab_id);
     } finally {
       events.close();
       await browser.close();
@@ -247,5 +255,56 @@ describe('the end of a computer', () => {
     const after = await server.request<Computer>('GET', `/computers/${computer.id}`);
     expect(after.body.cdp_url).toBeNull();
     await eventually(() => chromiumOf(computer.id) === 0);
+  });
+});
+
+describe('a cdp computer as any other', () => {
+  it('saves what a client stored when persistent, and a restored one has it', async () => {
+    const saved = await createCdp({ persistent: true });
+    const browser = await chromium.connectOverCDP(saved.cdp_url!);
+    const page = browser.contexts()[0]!.pages()[0]!;
+    await page.goto(`${fixtures.url}/actions.html`);
+    await page.evaluate(() => {
+      const { localStorage, document } = globalThis as any;
+      localStorage.setItem('door', 'cdp');
+      document.cookie = 'door=cdp; max-age=3600';
+    });
+    await browser.close();
+    expect((await server.request('DELETE', `/computers/${saved.id}`)).status).toBe(204);
+    const restored = await createCdp({ environment_id: saved.id });
+    try {
+      const again = await chromium.connectOverCDP(restored.cdp_url!);
+      const [context] = again.contexts();
+      expect((await context!.cookies()).map(({ name, value }) => `${name}=${value}`)).toContain(
+        'door=cdp',
+      );
+      const next = context!.pages()[0]!;
+      await next.goto(`${fixtures.url}/actions.html`);
+      expect(
+        await next.evaluate(() => (globalThis as any).localStorage.getItem('door') as string),
+      ).toBe('cdp');
+      await again.close();
+    } finally {
+      await server.request('DELETE', `/computers/${restored.id}`);
+    }
+  });
+
+  it('is recorded: its events and HAR have what a client did', async () => {
+    const computer = await createCdp();
+    const browser = await puppeteer.connect({ browserWSEndpoint: computer.cdp_url! });
+    const page = await browser.newPage();
+    await page.goto(`${fixtures.url}/recorded.html`);
+    await browser.disconnect();
+    await server.request('DELETE', `/computers/${computer.id}`);
+    const get = (path: string) =>
+      fetch(`${server.url}/computers/${computer.id}/recording${path}`, {
+        headers: { authorization: `Bearer ${server.key}` },
+      }).then((answer) => answer.text());
+    const events = await get('/events');
+    expect(events).toContain(`"url":"${fixtures.url}/recorded.html"`);
+    const har = JSON.parse(await get('/har'));
+    const urls = har.log.entries.map((entry: any) => entry.request.url as string);
+    expect(urls).toContain(`${fixtures.url}/recorded.html`);
+    expect(events).not.toContain(new URL(computer.cdp_url!).searchParams.get('token'));
   });
 });

@@ -13,6 +13,8 @@ export type CdpAccess = {
   browserUrl: string;
   /** Where downloads a CDP client asks for land: the computer's own folder, never one it names. */
   downloadsDir: string;
+  /** Tells the computer a client is opening a page (its recording then sees it from its start). */
+  tabOpening: () => void;
 };
 
 /** 256 random bits, URL-safe: the token is a query parameter. */

@@ -29,6 +29,7 @@ export type BatchOptions = {
 export type CdpDoor = {
   browserUrl: string;
   downloadsDir: string;
+  tabOpening(): void;
   ended: AbortSignal;
   touch(): void;
 };
@@ -76,8 +77,9 @@ export class ComputerService {
    */
   cdpDoor(id: string, token: string | undefined): CdpDoor {
     const session = this.deps.registry.cdpDoor(id, token);
-    const { browserUrl, downloadsDir } = session.cdp;
-    return { browserUrl, downloadsDir, ended: session.ended.signal, touch: () => session.touch() };
+    const { browserUrl, downloadsDir, tabOpening } = session.cdp;
+    const { signal } = session.ended;
+    return { browserUrl, downloadsDir, tabOpening, ended: signal, touch: () => session.touch() };
   }
 
   delete(org: string, id: string): Promise<void> {

@@ -153,8 +153,9 @@ function bridge(client: WebSocket, door: CdpDoor): void {
   client.on('message', (data) => {
     door.touch();
     const screened = screenClientMessage(text(data), door.downloadsDir);
-    if ('reply' in screened) relay(client, screened.reply, browser);
-    else if (browser.readyState === WebSocket.OPEN) relay(browser, screened.forward, client);
+    if ('reply' in screened) return relay(client, screened.reply, browser);
+    if (screened.method === 'Target.createTarget') door.tabOpening();
+    if (browser.readyState === WebSocket.OPEN) relay(browser, screened.forward, client);
     else waiting.push(screened.forward);
   });
   browser.on('open', () => {

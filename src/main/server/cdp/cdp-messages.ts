@@ -24,8 +24,8 @@ export const DENIED_METHODS: ReadonlyMap<string, string> = new Map([
 /** Methods whose downloadPath is a folder of the machine Benchtop runs on. */
 const DOWNLOAD_METHODS = new Set(['Browser.setDownloadBehavior', 'Page.setDownloadBehavior']);
 
-/** Send `forward` to the browser, or answer the client with `reply` and send nothing. */
-export type Screened = { forward: string } | { reply: string };
+/** Send `forward` (a command for `method`) to the browser, or answer the client with `reply`. */
+export type Screened = { forward: string; method: string } | { reply: string };
 
 type Message = { id: number; method: string; sessionId?: string; params?: unknown };
 
@@ -69,7 +69,7 @@ export function screenClientMessage(text: string, downloadsDir: string): Screene
   if (DOWNLOAD_METHODS.has(message.method) && isObject(message.params)) {
     if (message.params.downloadPath !== undefined) message.params.downloadPath = downloadsDir;
   }
-  return { forward: JSON.stringify(message) };
+  return { forward: JSON.stringify(message), method: message.method };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

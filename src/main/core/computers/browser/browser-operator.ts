@@ -116,6 +116,14 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     }
   }
 
+  /**
+   * A CDP client is opening a page: its first requests start before the page's own network
+   * session can listen, so the recording borrows Playwright's meanwhile, as for a site's popup.
+   */
+  expectTab(): void {
+    this.recording?.expectTab();
+  }
+
   /** Starts recording what the computer does, when it is recorded (never fails the computer). */
   async startRecording(): Promise<void> {
     const opened = this.opened;

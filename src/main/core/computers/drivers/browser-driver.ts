@@ -72,15 +72,13 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       context.environmentId === undefined
         ? undefined
         : ((await environments.storageState(context.org, context.environmentId)) as StorageState);
-    const { fresh, access } = cdp
-      ? await this.ownBrowser(contextOptions, context, storageState)
-      : {
-          // A restored context carries its state from the start, so never comes from the pool.
-          fresh: storageState
-            ? await browsers.newContext({ ...contextOptions, storageState })
-            : await browsers.acquire(contextOptions),
-          access: undefined,
-        };
+    const own = cdp ? await this.ownBrowser(contextOptions, context, storageState) : undefined;
+    // A restored context carries its state from the start, so it never comes from the warm pool.
+    const fresh =
+      own?.fresh ??
+      (storageState
+        ? await browsers.newContext({ ...contextOptions, storageState })
+        : await browsers.acquire(contextOptions));
     const operator = new BrowserOperator(fresh, {
       host: browsers,
       ownBrowser: cdp,
@@ -91,6 +89,10 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       recording: context.recording,
     });
     await operator.startRecording();
+    const access: CdpAccess | undefined = own && {
+      ...own.access,
+      tabOpening: () => operator.expectTab(),
+    };
     return { operator, env: {}, cdp: access };
   }
 
@@ -99,7 +101,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     contextOptions: ComputerContextOptions,
     context: StartContext,
     storageState: StorageState | undefined,
-  ): Promise<{ fresh: FreshContext; access: CdpAccess }> {
+  ): Promise<{ fresh: FreshContext; access: Omit<CdpAccess, 'tabOpening'> }> {
     const { browserUrl, ...fresh } = await launchCdpBrowser(
       this.deps.browsers,
       join(context.privateDir, 'chromium'),
