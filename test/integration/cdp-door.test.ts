@@ -308,3 +308,17 @@ describe('a cdp computer as any other', () => {
     expect(events).not.toContain(new URL(computer.cdp_url!).searchParams.get('token'));
   });
 });
+
+describe("Benchtop's close", () => {
+  it('ends the Chromium of every cdp computer and their connections', async () => {
+    const other = await startTestServer();
+    const created = await other.request<Computer>('POST', '/computers', { cdp: true });
+    const { id, cdp_url: cdpUrl } = created.body;
+    expect(chromiumOf(id)).toBeGreaterThan(0);
+    const browser = await puppeteer.connect({ browserWSEndpoint: cdpUrl! });
+    const disconnected = new Promise<void>((resolve) => browser.on('disconnected', resolve));
+    await other.close();
+    await disconnected;
+    await eventually(() => chromiumOf(id) === 0);
+  });
+});
