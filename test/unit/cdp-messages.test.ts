@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cdpTokenMatches, newCdpToken } from '../../src/main/core/computers/cdp-access.js';
 import {
+  answeredId,
   DENIED_METHODS,
   screenClientMessage,
   type Screened,
@@ -80,6 +81,16 @@ describe('screenClientMessage', () => {
       id: 4,
       error: { code: -32600 },
     });
+  });
+});
+
+describe('answeredId', () => {
+  it("reads the id of an answer from its first bytes, and none of an event's", () => {
+    expect(answeredId(Buffer.from('{"id":12345,"result":{}}'))).toBe(12345);
+    expect(answeredId(Buffer.from('{"id":0,"error":{"code":-32000,"message":"x"}}'))).toBe(0);
+    expect(answeredId(Buffer.from('{"method":"Page.loadEventFired","params":{}}'))).toBe(undefined);
+    expect(answeredId(Buffer.from('{"id":'))).toBe(undefined);
+    expect(answeredId(Buffer.from('{"id":"x"}'))).toBe(undefined);
   });
 });
 

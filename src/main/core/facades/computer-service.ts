@@ -30,6 +30,7 @@ export type CdpDoor = {
   browserUrl: string;
   downloadsDir: string;
   tabOpening(): void;
+  busyUntil(done: Promise<unknown>): void;
   ended: AbortSignal;
   touch(): void;
 };
@@ -77,9 +78,9 @@ export class ComputerService {
    */
   cdpDoor(id: string, token: string | undefined): CdpDoor {
     const session = this.deps.registry.cdpDoor(id, token);
-    const { browserUrl, downloadsDir, tabOpening } = session.cdp;
-    const { signal } = session.ended;
-    return { browserUrl, downloadsDir, tabOpening, ended: signal, touch: () => session.touch() };
+    const { browserUrl, downloadsDir, tabOpening, busyUntil } = session.cdp;
+    const touch = () => session.touch();
+    return { browserUrl, downloadsDir, tabOpening, busyUntil, ended: session.ended.signal, touch };
   }
 
   delete(org: string, id: string): Promise<void> {

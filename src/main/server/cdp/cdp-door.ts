@@ -6,7 +6,7 @@ import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { hostnameOf } from '../guards/origin-guard.js';
-import { screenClientMessage } from './cdp-messages.js';
+import { answeredId, screenClientMessage } from './cdp-messages.js';
 
 type CdpDoor = ReturnType<Core['computers']['cdpDoor']>;
 
@@ -142,6 +142,12 @@ function bridge(client: WebSocket, door: CdpDoor): void {
     maxPayload: 256 * MIB,
   });
   const waiting: string[] = [];
+  /** Commands sent and not answered yet: the computer is busy until each is. */
+  const running = new Map<number, () => void>();
+  const answered = (id: number) => {
+    running.get(id)?.();
+    running.delete(id);
+  };
   const end = (code: number, reason: string) => {
     if (client.readyState === WebSocket.OPEN) client.close(code, reason);
     else client.terminate();
@@ -155,18 +161,25 @@ function bridge(client: WebSocket, door: CdpDoor): void {
     const screened = screenClientMessage(text(data), door.downloadsDir);
     if ('reply' in screened) return relay(client, screened.reply, browser);
     if (screened.method === 'Target.createTarget') door.tabOpening();
+    answered(screened.id);
+    door.busyUntil(new Promise<void>((resolve) => running.set(screened.id, resolve)));
     if (browser.readyState === WebSocket.OPEN) relay(browser, screened.forward, client);
     else waiting.push(screened.forward);
   });
   browser.on('open', () => {
     for (const message of waiting.splice(0)) relay(browser, message, client);
   });
-  browser.on('message', (data) => relay(client, data, browser));
+  browser.on('message', (data) => {
+    const id = Buffer.isBuffer(data) ? answeredId(data) : undefined;
+    if (id !== undefined) answered(id);
+    relay(client, data, browser);
+  });
   browser.on('close', () => end(1001, "the computer's browser closed"));
   browser.on('error', () => end(1011, "the computer's browser could not be reached"));
   client.on('error', () => {});
   client.on('close', () => {
     door.ended.removeEventListener('abort', onEnded);
+    for (const id of [...running.keys()]) answered(id);
     browser.terminate();
   });
 }

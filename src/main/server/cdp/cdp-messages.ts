@@ -24,8 +24,8 @@ export const DENIED_METHODS: ReadonlyMap<string, string> = new Map([
 /** Methods whose downloadPath is a folder of the machine Benchtop runs on. */
 const DOWNLOAD_METHODS = new Set(['Browser.setDownloadBehavior', 'Page.setDownloadBehavior']);
 
-/** Send `forward` (a command for `method`) to the browser, or answer the client with `reply`. */
-export type Screened = { forward: string; method: string } | { reply: string };
+/** Send `forward` (command `id`, for `method`) to the browser, or answer the client with `reply`. */
+export type Screened = { forward: string; id: number; method: string } | { reply: string };
 
 type Message = { id: number; method: string; sessionId?: string; params?: unknown };
 
@@ -69,7 +69,7 @@ export function screenClientMessage(text: string, downloadsDir: string): Screene
   if (DOWNLOAD_METHODS.has(message.method) && isObject(message.params)) {
     if (message.params.downloadPath !== undefined) message.params.downloadPath = downloadsDir;
   }
-  return { forward: JSON.stringify(message), method: message.method };
+  return { forward: JSON.stringify(message), id, method: message.method };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -87,4 +87,26 @@ function errorReply(
     error: { code, message },
     ...(sessionId !== undefined && { sessionId }),
   });
+}
+
+const RESPONSE_START = Buffer.from('{"id":');
+
+/**
+ * The id of a browser message that answers a command, read from its first bytes without parsing
+ * the rest (a screenshot's answer is megabytes): Chromium writes "id" first in every answer, and
+ * events have none.
+ */
+export function answeredId(data: Buffer): number | undefined {
+  if (data.length <= RESPONSE_START.length) return undefined;
+  if (data.compare(RESPONSE_START, 0, RESPONSE_START.length, 0, RESPONSE_START.length) !== 0) {
+    return undefined;
+  }
+  let id = 0;
+  let at = RESPONSE_START.length;
+  for (; at < data.length && at < RESPONSE_START.length + 16; at++) {
+    const digit = data[at]! - 0x30;
+    if (digit < 0 || digit > 9) break;
+    id = id * 10 + digit;
+  }
+  return at > RESPONSE_START.length ? id : undefined;
 }

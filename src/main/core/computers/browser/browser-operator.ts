@@ -124,6 +124,11 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     this.recording?.expectTab();
   }
 
+  /** Busy until `done` settles: a CDP client's command counts as an action for the capture. */
+  busyUntil(done: Promise<unknown>): void {
+    this.activity.around(() => done).catch(() => {});
+  }
+
   /** Starts recording what the computer does, when it is recorded (never fails the computer). */
   async startRecording(): Promise<void> {
     const opened = this.opened;

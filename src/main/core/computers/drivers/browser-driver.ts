@@ -92,6 +92,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     const access: CdpAccess | undefined = own && {
       ...own.access,
       tabOpening: () => operator.expectTab(),
+      busyUntil: (done) => operator.busyUntil(done),
     };
     return { operator, env: {}, cdp: access };
   }
@@ -101,7 +102,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     contextOptions: ComputerContextOptions,
     context: StartContext,
     storageState: StorageState | undefined,
-  ): Promise<{ fresh: FreshContext; access: Omit<CdpAccess, 'tabOpening'> }> {
+  ): Promise<{ fresh: FreshContext; access: Omit<CdpAccess, 'tabOpening' | 'busyUntil'> }> {
     const { browserUrl, ...fresh } = await launchCdpBrowser(
       this.deps.browsers,
       join(context.privateDir, 'chromium'),
