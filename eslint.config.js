@@ -103,7 +103,7 @@ export default tseslint.config(
   },
   folderBoundaries,
   {
-    files: ['bin/**', '*.config.*', 'eslint.boundaries.*'],
+    files: ['bin/**', 'examples/**', '*.config.*', 'eslint.boundaries.*'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

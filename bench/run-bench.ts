@@ -22,6 +22,7 @@ import { startTestServer, type TestServer } from '../test/helpers/test-server.js
 import type { Bench } from './bench.js';
 import { benchActions } from './cases/actions.js';
 import { benchApprovals } from './cases/approvals.js';
+import { benchCdp } from './cases/cdp.js';
 import { benchCreateDelete } from './cases/create-delete.js';
 import { benchDesktop } from './cases/desktop.js';
 import { benchExec } from './cases/exec.js';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     ['recording', benchRecording],
     ['approvals', benchApprovals],
     ['mcp', benchMcp],
+    ['cdp', benchCdp],
     // Last: the UI's own Chromium must not be running while memory is measured.
     ['live-view', benchLiveView],
   ];

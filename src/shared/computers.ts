@@ -41,6 +41,12 @@ export const CreateComputerBody = z.object({
     .describe(
       'Benchtop extension: false records nothing of this computer (default: recording.enabled in settings).',
     ),
+  cdp: z
+    .boolean()
+    .optional()
+    .describe(
+      'Benchtop extension, browser only: give the computer a cdp_url that Playwright connectOverCDP and Puppeteer connect drive (its own Chromium).',
+    ),
   host_display: z
     .boolean()
     .optional()
@@ -77,6 +83,12 @@ export const Computer = z
     context_id: z.string().nullable(),
     display: z.object({ width: z.number(), height: z.number(), scale: z.number() }),
     endpoints: z.object({ events: z.string(), screencast: z.string(), live_view: z.string() }),
+    cdp_url: z
+      .string()
+      .nullable()
+      .describe(
+        'ws://HOST:PORT/cdp/{id}?token=… while a computer created with cdp runs; null otherwise. The token is a secret.',
+      ),
     terminated_at: Timestamp.optional(),
     termination_reason: TerminationReason.optional(),
   })

@@ -201,6 +201,8 @@ const CASES: Case[] = [
     { use_advanced_proxy: true },
     'use_advanced_proxy',
   ),
+  bad('POST /computers', 'cdp as a string', { cdp: 'yes' }, 'cdp'),
+  bad('POST /computers', 'cdp on a desktop', { kind: 'desktop', cdp: true }, 'cdp', /browser/),
 
   // ---- GET /computers
   { ...bad('GET /computers', 'unknown list type', undefined, 'type'), query: '?type=bogus' },

@@ -97,11 +97,12 @@ export async function createCore(options: CoreOptions) {
   const vault = new SecretVault(database, options.secretCipher ?? keyFileCipher(dataDir));
   // Secrets are read at each use: a key set in settings a moment ago is scrubbed too.
   const scrubber = new SecretScrubber(
-    () =>
+    (): string[] =>
       [
         ...models.keys(),
         proxyPassword(settings().proxy.advanced_proxy_url),
         options.trustedKey,
+        ...registry.cdpTokens(),
       ].filter((secret): secret is string => secret !== undefined),
     () => vault.allValues(),
   );

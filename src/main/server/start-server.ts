@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { newId } from '../core/ids.js';
 import type { Core } from '../core/create-core.js';
+import { cdpEndpoint } from './cdp/cdp-door.js';
 import { createApp, type AppOptions } from './create-app.js';
 
 export type RunningServer = { url: string; port: number; close(): Promise<void> };
@@ -41,6 +42,8 @@ export async function startServer(
   const server = createServer(app.app);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
+  const cdp = cdpEndpoint(core, options.log ?? ((message) => console.error(message)));
+  server.on('upgrade', (req, socket, head) => cdp.upgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? core.settings.server.port, host, () => resolve());
@@ -54,6 +57,8 @@ export async function startServer(
     close: async () => {
       await app.close();
       await new Promise<void>((resolve) => {
+        // Upgraded sockets are no longer the HTTP server's to close.
+        cdp.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });

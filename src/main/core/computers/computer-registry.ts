@@ -13,6 +13,7 @@ import type { EnvironmentStore } from '../store/environment-store.js';
 import { makeDirectory } from '../storage-errors.js';
 import type { OrganizationPolicy } from '../sandbox/organization-policy.js';
 import { systemClock, type Clock } from './clock.js';
+import { checkCdpDoor, type CdpSession } from './cdp-access.js';
 import { ComputerSession } from './computer-session.js';
 import type { ComputerDriver, ComputerPlan, RecordingSink } from './drivers/driver.js';
 import { hasTerminal } from './operator.js';
@@ -133,6 +134,7 @@ export class ComputerRegistry {
         this.clock,
       );
       session.sandbox = started.sandbox;
+      session.cdp = started.cdp;
       created.session = session;
       this.sessions.set(id, session);
       this.arm(session);
@@ -231,6 +233,18 @@ export class ComputerRegistry {
       );
     }
     return session;
+  }
+
+  /** The running computer a CDP client may attach to with this token (docs/API.md §16). */
+  cdpDoor(id: string, token: string | undefined): CdpSession {
+    return checkCdpDoor(this.sessions.get(id), id, token);
+  }
+
+  /** The tokens of running computers' CDP doors (kept out of recordings as secrets). */
+  cdpTokens(): string[] {
+    return [...this.sessions.values()].flatMap((session) =>
+      session.cdp && session.status === 'running' ? [session.cdp.token] : [],
+    );
   }
 
   list(org: string): ComputerSession[] {

@@ -6,6 +6,7 @@ import type {
 } from '../../../shared/computers.js';
 import type { Display } from '../../../shared/common.js';
 import type { ComputerSandbox } from '../sandbox/computer-sandbox.js';
+import type { CdpAccess } from './cdp-access.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Operator } from './operator.js';
 
@@ -45,6 +46,8 @@ export class ComputerSession {
   private queue: Promise<unknown> = Promise.resolve();
   /** The sandbox its commands run in, once started (see OrganizationPolicy). */
   sandbox: ComputerSandbox | undefined;
+  /** Set when it was created with cdp: its browser's endpoint and the token that opens it. */
+  cdp: CdpAccess | undefined;
 
   constructor(
     readonly spec: SessionSpec,
@@ -109,6 +112,13 @@ export class ComputerSession {
     };
   }
 
+  /** Its CDP door while it runs (the door refuses it once it ended, so it is not shown then). */
+  private cdpUrl(baseUrl: string): string | null {
+    if (!this.cdp || this.status !== 'running') return null;
+    const ws = baseUrl.replace(/^http/, 'ws');
+    return `${ws}/cdp/${this.id}?token=${this.cdp.token}`;
+  }
+
   view(baseUrl: string): Computer {
     const base = `${baseUrl}/computers/${this.id}`;
     return {
@@ -123,6 +133,7 @@ export class ComputerSession {
         screencast: `${base}/screencast`,
         live_view: `${baseUrl}/ui/#/computers/${this.id}`,
       },
+      cdp_url: this.cdpUrl(baseUrl),
       ...(this.terminatedAt !== undefined && {
         terminated_at: iso(this.terminatedAt),
         termination_reason: this.terminationReason,

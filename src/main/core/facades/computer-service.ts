@@ -26,6 +26,15 @@ export type BatchOptions = {
   signal: AbortSignal;
 };
 
+export type CdpDoor = {
+  browserUrl: string;
+  downloadsDir: string;
+  tabOpening(): void;
+  busyUntil(done: Promise<unknown>): void;
+  ended: AbortSignal;
+  touch(): void;
+};
+
 export type ServiceDeps = {
   registry: ComputerRegistry;
   actions: ActionRunner;
@@ -61,6 +70,17 @@ export class ComputerService {
   list(org: string): Computer[] {
     const baseUrl = this.deps.baseUrl();
     return this.deps.registry.list(org).map((session) => session.view(baseUrl));
+  }
+
+  /**
+   * What a CDP client attached through a computer's cdp_url reaches: its browser, the folder its
+   * downloads go to, when the computer ends, and a way to count its traffic as activity.
+   */
+  cdpDoor(id: string, token: string | undefined): CdpDoor {
+    const session = this.deps.registry.cdpDoor(id, token);
+    const { browserUrl, downloadsDir, tabOpening, busyUntil } = session.cdp;
+    const touch = () => session.touch();
+    return { browserUrl, downloadsDir, tabOpening, busyUntil, ended: session.ended.signal, touch };
   }
 
   delete(org: string, id: string): Promise<void> {

@@ -160,7 +160,7 @@ function hasSetuidSandbox(executablePath: string): boolean {
 
 /** The decision for this process and executable, made once (it probes with a process). */
 const decisions = new Map<string, SandboxDecision>();
-function detectChromiumSandbox(executablePath: string): SandboxDecision {
+export function detectChromiumSandbox(executablePath: string): SandboxDecision {
   let decision = decisions.get(executablePath);
   if (!decision) {
     decision = chromiumSandbox(sandboxFacts(executablePath));
@@ -188,7 +188,8 @@ export class BrowserHost {
   private traces: { dir: string; temporary: boolean } | undefined;
 
   constructor(
-    private readonly settings: BrowserSettings,
+    /** Also how the own Chromium of a computer with cdp is launched (cdp-browser.ts). */
+    readonly settings: BrowserSettings,
     private readonly options: BrowserHostOptions = {},
   ) {}
 

@@ -66,6 +66,8 @@ const CDP_BUTTONS = { back: 8, forward: 16 } as const;
 
 export type BrowserOperatorOptions = {
   host: BrowserHost;
+  /** The context is the default one of a Chromium of its own (a computer with cdp). */
+  ownBrowser?: boolean;
   contextOptions: BrowserContextOptions;
   /** Read at each opening: limits.max_tabs as it is now. */
   maxTabs: () => number;
@@ -112,6 +114,19 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     } else {
       fresh.network?.detach().catch(() => {});
     }
+  }
+
+  /**
+   * A CDP client is opening a page: its first requests start before the page's own network
+   * session can listen, so the recording borrows Playwright's meanwhile, as for a site's popup.
+   */
+  expectTab(): void {
+    this.recording?.expectTab();
+  }
+
+  /** Busy until `done` settles: a CDP client's command counts as an action for the capture. */
+  busyUntil(done: Promise<unknown>): void {
+    this.activity.around(() => done).catch(() => {});
   }
 
   /** Starts recording what the computer does, when it is recorded (never fails the computer). */
@@ -296,6 +311,13 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
 
   /** Rebuilds the context behind the new proxy, carrying cookies, storage and open tabs. */
   private async changeProxy(proxyUrl: string): Promise<Record<string, unknown>> {
+    if (this.options.ownBrowser) {
+      // Its CDP clients hold its browser: a rebuilt context elsewhere would leave them behind.
+      throw invalidRequest(
+        'change_proxy is not available on a computer created with cdp (its CDP clients are attached to its browser); create a computer with use_advanced_proxy instead',
+        'proxy_url',
+      );
+    }
     // Checked before anything changes: a refused URL leaves the computer as it was.
     const proxy = proxyFromUrl(proxyUrl, 'proxy_url');
     const storageState = await this.context.storageState({ indexedDB: true });

@@ -57,6 +57,11 @@ export class BrowserRecording {
     await Promise.all([this.trace.start(context), followed.ready()]);
   }
 
+  /** A tab is about to open that no page of the computer asked for (a CDP client's). */
+  expectTab(): void {
+    this.followed?.expectTab();
+  }
+
   /** Resolves once a page's requests are recorded (before Benchtop itself loads anything in it). */
   async watching(page: Page): Promise<void> {
     await this.followed?.watch(page);
@@ -191,6 +196,10 @@ class FollowedContext {
 
   async ready(): Promise<void> {
     await Promise.all(this.networks.values());
+  }
+
+  expectTab(): void {
+    this.opening.expect();
   }
 
   /** Stops following the context; the requests still open are written as incomplete. */

@@ -1,16 +1,20 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { BrowserContextOptions } from 'playwright-core';
 import type { Display } from '../../../../shared/common.js';
 import type { CreateComputerBody } from '../../../../shared/computers.js';
 import type { Settings } from '../../config.js';
 import { invalidRequest } from '../../errors.js';
 import type { EnvironmentState, EnvironmentStore } from '../../store/environment-store.js';
-import type { BrowserHost, ComputerContextOptions } from '../browser/browser-host.js';
+import type { BrowserHost, ComputerContextOptions, FreshContext } from '../browser/browser-host.js';
 import {
   BROWSER_CAPABILITIES,
   BrowserOperator,
   proxyFromUrl,
 } from '../browser/browser-operator.js';
+import { launchCdpBrowser } from '../browser/cdp-browser.js';
 import { stealthContextOptions } from '../browser/stealth.js';
+import { newCdpToken, type CdpAccess } from '../cdp-access.js';
 import {
   DEFAULT_DISPLAY,
   type ComputerDriver,
@@ -45,7 +49,12 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
         'host_display',
       );
     }
-    return { display, onHost: false, start: (context) => this.start(contextOptions, context) };
+    const cdp = body.cdp === true;
+    return {
+      display,
+      onHost: false,
+      start: (context) => this.start(contextOptions, context, cdp),
+    };
   }
 
   /** A browser's state is read from its live context, so it is saved before the close. */
@@ -56,18 +65,23 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
   private async start(
     contextOptions: ComputerContextOptions,
     context: StartContext,
+    cdp: boolean,
   ): Promise<StartedComputer> {
     const { browsers, environments } = this.deps;
     const storageState =
       context.environmentId === undefined
         ? undefined
         : ((await environments.storageState(context.org, context.environmentId)) as StorageState);
+    const own = cdp ? await this.ownBrowser(contextOptions, context, storageState) : undefined;
     // A restored context carries its state from the start, so it never comes from the warm pool.
-    const fresh = storageState
-      ? await browsers.newContext({ ...contextOptions, storageState })
-      : await browsers.acquire(contextOptions);
+    const fresh =
+      own?.fresh ??
+      (storageState
+        ? await browsers.newContext({ ...contextOptions, storageState })
+        : await browsers.acquire(contextOptions));
     const operator = new BrowserOperator(fresh, {
       host: browsers,
+      ownBrowser: cdp,
       contextOptions,
       maxTabs: context.maxTabs,
       onCrash: context.onCrash,
@@ -75,7 +89,28 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       recording: context.recording,
     });
     await operator.startRecording();
-    return { operator, env: {} };
+    const access: CdpAccess | undefined = own && {
+      ...own.access,
+      tabOpening: () => operator.expectTab(),
+      busyUntil: (done) => operator.busyUntil(done),
+    };
+    return { operator, env: {}, cdp: access };
+  }
+
+  /** A Chromium of its own: in the shared one a CDP client would see every computer's pages. */
+  private async ownBrowser(
+    contextOptions: ComputerContextOptions,
+    context: StartContext,
+    storageState: StorageState | undefined,
+  ): Promise<{ fresh: FreshContext; access: Omit<CdpAccess, 'tabOpening' | 'busyUntil'> }> {
+    const { browserUrl, ...fresh } = await launchCdpBrowser(
+      this.deps.browsers,
+      join(context.privateDir, 'chromium'),
+      { ...contextOptions, storageState },
+    );
+    const downloadsDir = join(context.privateDir, 'downloads');
+    await mkdir(downloadsDir, { recursive: true, mode: 0o700 });
+    return { fresh, access: { token: newCdpToken(), browserUrl, downloadsDir } };
   }
 
   private contextOptions(display: Display, body: CreateComputerBody): ComputerContextOptions {

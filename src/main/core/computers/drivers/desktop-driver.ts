@@ -78,6 +78,12 @@ function checkDesktopBody(body: CreateComputerBody, settings: Settings): void {
   if (body.stealth) {
     throw invalidRequest('stealth is for browser computers (kind: "browser")', 'stealth');
   }
+  if (body.cdp) {
+    throw invalidRequest(
+      'cdp is for browser computers (kind: "browser"): a desktop has no CDP endpoint; leave cdp out',
+      'cdp',
+    );
+  }
   // Checked as for a browser (a desktop browses without it): a body that cannot be met is refused.
   advancedProxy(body, settings);
 }

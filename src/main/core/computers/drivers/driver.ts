@@ -5,6 +5,7 @@ import type { ComputerEventInput } from '../../events/computer-events.js';
 import type { ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 import type { EnvironmentState } from '../../store/environment-store.js';
 import type { ActionName } from '../action.js';
+import type { CdpAccess } from '../cdp-access.js';
 import type { Operator } from '../operator.js';
 
 /** Tabs opened, closed and switched, and navigations: what a computer reports as it runs. */
@@ -68,6 +69,8 @@ export type StartedComputer = {
   display?: Display;
   /** The sandbox it started in, if it needed one from the start. */
   sandbox?: ComputerSandbox;
+  /** How a CDP client reaches it, when it was created with cdp. */
+  cdp?: CdpAccess;
 };
 
 /** A create body checked by its kind's driver: what to start and under which conditions. */

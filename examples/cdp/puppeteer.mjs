@@ -1,0 +1,37 @@
+// Drives a Benchtop computer with Puppeteer over its cdp_url (docs/API.md §16).
+// LIGHTCONE_BASE_URL=http://127.0.0.1:4422 TZAFON_API_KEY=sk_… node examples/cdp/puppeteer.mjs
+import puppeteer from 'puppeteer-core';
+
+const base = process.env.LIGHTCONE_BASE_URL ?? 'http://127.0.0.1:4422';
+const key = process.env.TZAFON_API_KEY;
+if (!key) throw new Error('set TZAFON_API_KEY to a Benchtop key (benchtop keys create)');
+
+async function api(method, path, body) {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.status === 204 ? undefined : response.json();
+}
+
+const computer = await api('POST', '/computers', { cdp: true });
+try {
+  const browser = await puppeteer.connect({ browserWSEndpoint: computer.cdp_url });
+  const page = await browser.newPage();
+  await page.setContent(
+    '<h1 id="out">not clicked</h1><button onclick="out.textContent = `clicked by Puppeteer`">Go</button>',
+  );
+  await page.click('button');
+  console.log(`page says: ${await page.$eval('#out', (element) => element.textContent)}`);
+  const { result } = await api('POST', `/computers/${computer.id}/html`, {});
+  console.log(
+    `Benchtop reads the same page: ${result.html_content.includes('clicked by Puppeteer')}`,
+  );
+  // disconnect(), not close(): the browser is the computer's, and Benchtop refuses Browser.close.
+  await browser.disconnect();
+} finally {
+  await api('DELETE', `/computers/${computer.id}`);
+}
