@@ -9,6 +9,7 @@ import { adminHandlers } from './handlers/admin.handlers.js';
 import { computerHandlers } from './handlers/computers.handlers.js';
 import { recordingHandlers } from './handlers/recordings.handlers.js';
 import { approvalHandlers } from './handlers/approvals.handlers.js';
+import { usageHandlers } from './handlers/usage.handlers.js';
 import { responseHandlers } from './handlers/responses.handlers.js';
 import { streamHandlers } from './handlers/streams.handlers.js';
 import { taskHandlers } from './handlers/tasks.handlers.js';
@@ -55,6 +56,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
     ...taskHandlers(core),
     ...recordingHandlers(core),
     ...approvalHandlers(core),
+    ...usageHandlers(core),
   };
   const { publicRoutes, routes } = registerRoutes(handlers, {
     validateAnswers: options.validateAnswers ?? process.env.NODE_ENV === 'test',

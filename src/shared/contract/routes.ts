@@ -6,6 +6,7 @@ import { EXEC_ROUTES, STREAM_ROUTES } from './streams.contract.js';
 import { RECORDING_ROUTES } from './recordings.contract.js';
 import { TASK_ROUTES } from './tasks.contract.js';
 import { APPROVAL_ROUTES } from './approvals.contract.js';
+import { USAGE_ROUTES } from './usage.contract.js';
 import type { RouteDef } from './route.js';
 
 /**
@@ -23,6 +24,7 @@ export const ROUTES = {
   ...TASK_ROUTES,
   ...RECORDING_ROUTES,
   ...APPROVAL_ROUTES,
+  ...USAGE_ROUTES,
   ...KEY_ROUTES,
   ...SETTINGS_ROUTES,
 } as const satisfies Record<string, RouteDef>;
