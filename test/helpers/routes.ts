@@ -78,6 +78,7 @@ export const ROUTES = [
   'POST /approvals/:id/approve',
   'POST /approvals/:id/deny',
   'GET /attention',
+  'GET /v1/usage',
 ] as const;
 
 /** A valid body for each route that takes one (used where only the id or the encoding is wrong). */
