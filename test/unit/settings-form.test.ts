@@ -42,6 +42,15 @@ describe('the models form sends only what changed', () => {
     });
   });
 
+  it('sends models.local_only only when it changed', () => {
+    const rows = toRows(stored.providers);
+    expect(modelsPatch(stored, 'cloud', rows, false)).toBeUndefined();
+    expect(modelsPatch(stored, 'cloud', rows, true)).toEqual({ models: { local_only: true } });
+    expect(modelsPatch({ ...stored, local_only: true }, 'cloud', rows, false)).toEqual({
+      models: { local_only: false },
+    });
+  });
+
   it('sends a new provider whole and a new default', () => {
     const rows = [
       ...toRows(stored.providers),

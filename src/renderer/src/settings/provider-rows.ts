@@ -67,14 +67,16 @@ export function providersPatch(
 }
 
 export function modelsPatch(
-  original: { default: string; providers: Record<string, ModelConfig> },
+  original: { default: string; providers: Record<string, ModelConfig>; local_only?: boolean },
   defaultModel: string,
   rows: ProviderRow[],
+  localOnly = original.local_only ?? false,
 ): SettingsPatch | undefined {
   const providers = providersPatch(original.providers, rows);
   const models: Record<string, unknown> = {};
   if (Object.keys(providers).length > 0) models.providers = providers;
   if (defaultModel !== original.default) models.default = defaultModel;
+  if (localOnly !== (original.local_only ?? false)) models.local_only = localOnly;
   // Nulls remove keys on the server; the patch type only describes the values it stores.
   return Object.keys(models).length > 0 ? ({ models } as SettingsPatch) : undefined;
 }
