@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   exec_disabled: 403,
   ip_blocked: 403,
   forbidden: 403,
+  // models.local_only refused a provider that is not on this machine: settings, not a retry, fix it.
+  model_blocked: 403,
   not_found: 404,
   payload_too_large: 413,
   rate_limited: 429,

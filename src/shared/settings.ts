@@ -24,6 +24,23 @@ function section<T extends z.core.$ZodLooseShape>(name: string, shape: T) {
   });
 }
 
+/** US dollars per million tokens of one model: the ledger's cost_usd and tasks' budgets. */
+export const ProviderPrice = z.strictObject(
+  {
+    input_per_mtok: z.number().min(0),
+    output_per_mtok: z.number().min(0),
+    /** Input tokens the provider served from its cache; the input price when not given. */
+    cached_input_per_mtok: z.number().min(0).optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.join(', ')} is not a field of a price (known: input_per_mtok, output_per_mtok, cached_input_per_mtok)`
+        : undefined,
+  },
+);
+export type ProviderPrice = z.infer<typeof ProviderPrice>;
+
 const modelFields = {
   provider: z.enum(PROVIDER_KINDS),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
@@ -33,6 +50,7 @@ const modelFields = {
   model: z.string().min(1).optional(),
   script: z.string().min(1).optional(),
   timeout_ms: z.number().int().positive().optional(),
+  price: ProviderPrice.optional(),
 };
 
 /** One model name's backend. Keys come from `api_key` (set by the window) or `api_key_env`. */
@@ -163,7 +181,7 @@ const NotificationSettings = section('notifications', {
   /** Key of the HMAC-SHA256 signature in x-benchtop-signature. */
   webhook_secret: z.string().min(1).nullable().default(null),
 });
-/** US dollars per million tokens of a model, for usage.cost_usd and budgets. */
+/** The earlier price format under `models.prices`, still read when a provider has no `price`. */
 export const ModelPrice = z.strictObject({
   input_per_million: z.number().min(0),
   output_per_million: z.number().min(0),
@@ -179,8 +197,13 @@ const ModelSettings = section('models', {
       api_key_env: 'LIGHTCONE_CLOUD_API_KEY',
     },
   }),
-  /** Prices by Benchtop model name; a model without one costs 0. */
+  /**
+   * Earlier home of prices, by Benchtop model name: still read for a model whose provider entry
+   * has no `price`, so a config.json written before the move keeps loading and pricing.
+   */
   prices: z.record(z.string(), ModelPrice).default({}),
+  /** Every provider whose base_url is not a loopback address is refused before any connection. */
+  local_only: z.boolean().default(false),
 });
 
 const SECTIONS =

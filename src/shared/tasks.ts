@@ -23,7 +23,10 @@ const budgetFields = {
     .positive()
     .describe('Seconds the task may run (paused time does not count).'),
   max_tokens: z.number().int().positive().describe('Input and output tokens of its model calls.'),
-  max_cost_usd: z.number().positive().describe('Dollars of its model calls, by models.prices.'),
+  max_cost_usd: z
+    .number()
+    .positive()
+    .describe('Dollars of its model calls, priced by models.providers.<name>.price.'),
 };
 export const BUDGET_NAMES = ['max_duration_seconds', 'max_tokens', 'max_cost_usd'] as const;
 export type BudgetName = (typeof BUDGET_NAMES)[number];
@@ -40,8 +43,15 @@ export const TaskUsage = z
   .object({
     input_tokens: z.number().int(),
     output_tokens: z.number().int(),
-    cost_usd: z.number(),
+    cached_tokens: z
+      .number()
+      .int()
+      .describe('Input tokens the providers served from their caches (a part of input_tokens).'),
+    cost_usd: z
+      .number()
+      .describe('Dollars of the calls whose model has a price (models.providers.<name>.price).'),
   })
+  .describe("The sums of the task's rows in GET /v1/usage?task_id=…")
   .meta({ id: 'TaskUsage' });
 export type TaskUsage = z.infer<typeof TaskUsage>;
 
@@ -132,7 +142,7 @@ export function unstartedTaskFields(
 ): Pick<Task, 'paused_reason' | 'usage' | 'budgets'> {
   return {
     paused_reason: null,
-    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 },
     budgets: {
       max_duration_seconds: budgets.max_duration_seconds ?? null,
       max_tokens: budgets.max_tokens ?? null,

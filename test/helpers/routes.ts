@@ -81,6 +81,7 @@ export const ROUTES = [
   'POST /secrets',
   'GET /secrets',
   'DELETE /secrets/:name',
+  'GET /v1/usage',
 ] as const;
 
 /** A valid body for each route that takes one (used where only the id or the encoding is wrong). */

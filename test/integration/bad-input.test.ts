@@ -783,6 +783,15 @@ const CASES: Case[] = [
     '0.when.action_types.0',
   ),
   { ...bad('GET /approvals', 'unknown status', undefined, 'status'), query: '?status=maybe' },
+  {
+    ...bad('GET /v1/usage', 'since that is not a time', undefined, 'since', /ISO-8601/),
+    query: '?since=yesterday',
+  },
+  { ...bad('GET /v1/usage', 'limit of 0', undefined, 'limit'), query: '?limit=0' },
+  {
+    ...bad('GET /v1/usage', 'an unknown cursor', undefined, 'after', /last_id/),
+    query: '?after=use_nothing',
+  },
   bad('POST /agent/tasks/:id/handoff', 'no reason', {}, 'reason'),
   bad('POST /approvals/:id/approve', 'note as a number', { note: 5 }, 'note'),
   bad('POST /secrets', 'no value', { name: 'PW' }, 'value'),
@@ -933,6 +942,12 @@ const ACCEPTED: Accepted[] = [
     name: 'unknown query parameters',
     query: '?limit=1',
     check: (response) => expect(Array.isArray(response.body)).toBe(true),
+  },
+  {
+    route: 'GET /v1/usage',
+    name: 'unknown query parameters',
+    query: '?model=x',
+    check: (response) => expect(response.body).toMatchObject({ object: 'list' }),
   },
   {
     route: 'GET /v1/models',

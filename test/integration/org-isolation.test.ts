@@ -249,6 +249,16 @@ function casesFor(route: Route): Case[] {
       ];
     case 'DELETE /secrets/:name':
       return [{ method, path: '/secrets/OUR_SECRET', statuses: [204] }];
+    case 'GET /v1/usage':
+      // Our responses and task made model calls: none of their rows shows, by id or by filter.
+      return [path, `${path}?response_id=${ours.done}`, `${path}?task_id=${ours.task}`].map(
+        (filtered) => ({
+          method,
+          path: filtered,
+          statuses: [200],
+          check: (answer) => expect(answer.body).toMatchObject({ data: [], has_more: false }),
+        }),
+      );
     case 'GET /screencasts':
       return [{ method, path: `/screencasts?ids=${ours.computer}`, statuses: [404] }];
     case 'PATCH /settings':

@@ -70,6 +70,8 @@ beforeAll(async () => {
         ),
         vlm: { provider: 'openai-compatible', base_url: fake.url, model: 'fake-vlm' },
       },
+      // The earlier home of prices, kept on purpose: settings written before prices moved to
+      // models.providers.<name>.price must still price a task (usage-ledger.test.ts uses the new).
       prices: { vlm: { input_per_million: 2, output_per_million: 10 } },
     },
     recording: { enabled: false },

@@ -346,7 +346,7 @@ describe('anthropic provider: the answer', () => {
         { type: 'message', text: "I'll click the search box to start typing." },
         { type: 'computer_call', action: { type: 'click', button: 'left', x: 512, y: 300 } },
       ],
-      usage: { input_tokens: 1893 + 1200, output_tokens: 87 },
+      usage: { input_tokens: 1893 + 1200, output_tokens: 87, cached_tokens: 1200 },
     });
   });
 

@@ -233,7 +233,7 @@ describe('lightcone provider: the answer', () => {
         action: { type: 'click', x: 640, y: 86, button: 'left' },
       },
     ]);
-    expect(reply.usage).toEqual({ input_tokens: 1893, output_tokens: 41 });
+    expect(reply.usage).toEqual({ input_tokens: 1893, output_tokens: 41, cached_tokens: 0 });
     expect(reply.state).toEqual({ response_id: 'resp_68a1f3c2d9e04b7f' });
   });
 
@@ -243,7 +243,7 @@ describe('lightcone provider: the answer', () => {
     expect(message.output).toEqual([
       { type: 'message', text: 'The first result is the Wikipedia article on Ada Lovelace.' },
     ]);
-    expect(message.usage).toEqual({ input_tokens: 2410, output_tokens: 17 });
+    expect(message.usage).toEqual({ input_tokens: 2410, output_tokens: 17, cached_tokens: 0 });
     const call = await provider().respond(request({ functions: [{ name: 'done' }] }));
     expect(call.output).toEqual([
       {

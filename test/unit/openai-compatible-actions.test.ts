@@ -195,7 +195,7 @@ describe('computer tool calls → actions in pixels', () => {
   it('reads the fixture: a click with its usage', async () => {
     expect(await respond(fixture('tool-call-click'))).toEqual({
       output: [{ type: 'computer_call', action: { type: 'click', ...px, button: 'left' } }],
-      usage: { input_tokens: 1534, output_tokens: 26 },
+      usage: { input_tokens: 1534, output_tokens: 26, cached_tokens: 0 },
     });
   });
 
@@ -249,7 +249,7 @@ describe('actions written in the text', () => {
         },
         { type: 'computer_call', action: { type: 'click', ...px, button: 'left' } },
       ],
-      usage: { input_tokens: 2211, output_tokens: 45 },
+      usage: { input_tokens: 2211, output_tokens: 45, cached_tokens: 0 },
     });
   });
 

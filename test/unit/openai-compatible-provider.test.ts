@@ -241,7 +241,7 @@ describe('openai-compatible provider: what it sends', () => {
         { type: 'reasoning', text: 'The screenshot shows a results list with three entries.' },
         { type: 'message', text: 'The search returned 3 results.' },
       ],
-      usage: { input_tokens: 1402, output_tokens: 39 },
+      usage: { input_tokens: 1402, output_tokens: 39, cached_tokens: 0 },
     });
   });
 });

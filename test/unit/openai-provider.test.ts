@@ -98,7 +98,7 @@ describe('openai provider: what it sends', () => {
           action: { type: 'click', x: 412, y: 88, button: 'left' },
         },
       ],
-      usage: { input_tokens: 1519, output_tokens: 37 },
+      usage: { input_tokens: 1519, output_tokens: 37, cached_tokens: 0 },
       state: { response_id: 'resp_67cc4b1a8f2c81908ad1f32c7d6e1a0a0c2a8e5f3b9d4c11' },
     });
   });
@@ -475,7 +475,7 @@ describe('openai provider: the GA computer tool', () => {
       { type: 'computer_call', call_id: `${base}.6`, action: { type: 'key_up', keys: ['shift'] } },
       { type: 'computer_call', call_id: `${base}.7`, action: { type: 'wait', ms: 0 } },
     ]);
-    expect(reply.usage).toEqual({ input_tokens: 2874, output_tokens: 211 });
+    expect(reply.usage).toEqual({ input_tokens: 2874, output_tokens: 211, cached_tokens: 1024 });
 
     const outputs: ConversationItem[] = [1, 2, 3, 4, 5, 6, 7].map((n) => ({
       type: 'computer_call_output',

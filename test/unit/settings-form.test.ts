@@ -10,6 +10,7 @@ import {
   organizationRows,
   organizationsPatch,
 } from '../../src/renderer/src/settings/organizations-section.js';
+import { stripNulls } from '../../src/shared/common.js';
 import { MASKED_SECRET, Settings, SettingsPatch } from '../../src/shared/settings.js';
 
 const stored = {
@@ -39,6 +40,53 @@ describe('the models form sends only what changed', () => {
           cloud: { base_url: null, model: 'northstar', api_key: 'sk-new' },
         },
       },
+    });
+  });
+
+  it('sends a price whole when one of its fields changed, and null once all are cleared', () => {
+    const priced = {
+      ...stored,
+      providers: {
+        ...stored.providers,
+        local: {
+          ...stored.providers.local,
+          price: { input_per_mtok: 2, output_per_mtok: 10, cached_input_per_mtok: 0.5 },
+        },
+      },
+    };
+    const rows = toRows(priced.providers);
+    expect(modelsPatch(priced, 'cloud', rows)).toBeUndefined();
+    const local = rows.findIndex((row) => row.name === 'local');
+    const edited = (change: Partial<(typeof rows)[number]>) =>
+      rows.map((row, n) => (n === local ? { ...row, ...change } : row));
+    expect(modelsPatch(priced, 'cloud', edited({ cached_input_per_mtok: '' }))).toEqual({
+      models: {
+        providers: {
+          local: {
+            price: { input_per_mtok: 2, output_per_mtok: 10, cached_input_per_mtok: null },
+          },
+        },
+      },
+    });
+    const cleared = edited({ input_per_mtok: '', output_per_mtok: '', cached_input_per_mtok: '' });
+    expect(modelsPatch(priced, 'cloud', cleared)).toEqual({
+      models: { providers: { local: { price: null } } },
+    });
+    const patch = modelsPatch(stored, 'cloud', [
+      ...toRows(stored.providers).map((row) =>
+        row.name === 'local' ? { ...row, input_per_mtok: '1', output_per_mtok: '4' } : row,
+      ),
+    ]);
+    // As the server validates a body: nulls (removals) stripped first.
+    expect(SettingsPatch.safeParse(stripNulls(patch)).error).toBeUndefined();
+  });
+
+  it('sends models.local_only only when it changed', () => {
+    const rows = toRows(stored.providers);
+    expect(modelsPatch(stored, 'cloud', rows, false)).toBeUndefined();
+    expect(modelsPatch(stored, 'cloud', rows, true)).toEqual({ models: { local_only: true } });
+    expect(modelsPatch({ ...stored, local_only: true }, 'cloud', rows, false)).toEqual({
+      models: { local_only: false },
     });
   });
 
@@ -134,7 +182,8 @@ describe('the organizations form sends only what changed', () => {
         initech: { exec: false, desktops: false, network: true },
       },
     });
-    expect(SettingsPatch.safeParse(patch).success).toBe(true);
+    // As the server validates a body: nulls (removals) stripped first.
+    expect(SettingsPatch.safeParse(stripNulls(patch)).error).toBeUndefined();
   });
 
   it('refuses an empty name, the owner and a name already listed, and trims', () => {

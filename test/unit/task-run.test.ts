@@ -17,6 +17,7 @@ import { ResponsesService } from '../../src/main/core/models/responses-service.j
 import { ScreenshotStore } from '../../src/main/core/screenshots/screenshot-store.js';
 import type { ShellService } from '../../src/main/core/shell/shell-service.js';
 import { openDatabase } from '../../src/main/core/store/database.js';
+import { UsageLedger } from '../../src/main/core/store/usage-ledger.js';
 import { ResponseStore } from '../../src/main/core/store/response-store.js';
 import { TaskStore } from '../../src/main/core/store/task-store.js';
 import { FakeOperator } from '../helpers/fake-operator.js';
@@ -72,10 +73,12 @@ async function startTask(
   await screenshots.init();
   const baseUrl = () => 'http://127.0.0.1:1';
   const events = new ComputerEvents();
+  const ledger = new UsageLedger(db);
   const responses = new ResponsesService(
     new ResponseStore(db),
     new ModelRegistry(() => settings.models, {}),
     new ImageResolver(screenshots, baseUrl, settings),
+    ledger,
   );
   closers.push(() => responses.close());
   // Agent tasks run no shell commands: the runner is given none.
@@ -127,7 +130,7 @@ async function startTask(
   const run = new TaskRun(
     task,
     session,
-    { store, responses, actions, events, screenshots },
+    { store, responses, actions, events, screenshots, ledger },
     {
       org: 'local',
       temperature: undefined,

@@ -3,7 +3,6 @@ import type { ApprovalTarget } from '../../src/shared/approvals.js';
 import { describePersonAction, PersonLog } from '../../src/main/core/agent/person-log.js';
 import { actionKey, StallDetector } from '../../src/main/core/agent/stall-detector.js';
 import {
-  costOf,
   raisedBudgets,
   reachedBudget,
   stillReachedMessage,
@@ -93,20 +92,6 @@ describe('budgets', () => {
   it('raises only the budgets given', () => {
     expect(raisedBudgets(limits, { max_tokens: 5000 })).toEqual({ ...limits, max_tokens: 5000 });
     expect(raisedBudgets(limits)).toEqual(limits);
-  });
-
-  it('prices tokens per million, cached input at its own price when there is one', () => {
-    const price = { input_per_million: 2, output_per_million: 10, cached_input_per_million: 0.5 };
-    expect(costOf({ input_tokens: 1_000_000, output_tokens: 0 }, price)).toBe(2);
-    expect(costOf({ input_tokens: 1000, output_tokens: 100 }, price)).toBeCloseTo(0.003, 12);
-    expect(
-      costOf({ input_tokens: 1000, output_tokens: 0, cached_input_tokens: 400 }, price),
-    ).toBeCloseTo((600 * 2 + 400 * 0.5) / 1e6, 12);
-    const { cached_input_per_million: _, ...uncached } = price;
-    expect(
-      costOf({ input_tokens: 1000, output_tokens: 0, cached_input_tokens: 400 }, uncached),
-    ).toBeCloseTo(0.002, 12);
-    expect(costOf({ input_tokens: 1000, output_tokens: 1000 }, undefined)).toBe(0);
   });
 
   it('says how to raise a budget that is still used up', () => {

@@ -27,6 +27,7 @@ import { ResponsesService } from './models/responses-service.js';
 import { openDatabase } from './store/database.js';
 import { EnvironmentStore } from './store/environment-store.js';
 import { ResponseStore } from './store/response-store.js';
+import { UsageLedger } from './store/usage-ledger.js';
 import { TaskStore } from './store/task-store.js';
 import { KeyStore } from './store/key-store.js';
 import { OrgStorage } from './store/org-storage.js';
@@ -172,10 +173,12 @@ export async function createCore(options: CoreOptions) {
       return settings().limits;
     },
   };
+  const ledger = new UsageLedger(database);
   const responses = new ResponsesService(
     new ResponseStore(database, storage),
     models,
     new ImageResolver(screenshots, () => baseUrl, imageSettings),
+    ledger,
   );
   const chat = new ChatService(models);
   // What waits for a person: pending approvals and the tasks that stopped for one.
@@ -196,6 +199,7 @@ export async function createCore(options: CoreOptions) {
     models,
     recorder,
     settings,
+    ledger,
     observe: (computerId, listener) => approvals.observe(computerId, listener),
     onEvent: (org, computerId, event) => attention.taskEvent(org, computerId, event),
   });
@@ -239,6 +243,7 @@ export async function createCore(options: CoreOptions) {
     models,
     responses,
     chat,
+    ledger,
     tasks,
     approvals,
     attention,

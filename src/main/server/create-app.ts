@@ -10,6 +10,7 @@ import { computerHandlers } from './handlers/computers.handlers.js';
 import { recordingHandlers } from './handlers/recordings.handlers.js';
 import { approvalHandlers } from './handlers/approvals.handlers.js';
 import { secretHandlers } from './handlers/secrets.handlers.js';
+import { usageHandlers } from './handlers/usage.handlers.js';
 import { responseHandlers } from './handlers/responses.handlers.js';
 import { streamHandlers } from './handlers/streams.handlers.js';
 import { taskHandlers } from './handlers/tasks.handlers.js';
@@ -61,6 +62,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
     ...recordingHandlers(core),
     ...approvalHandlers(core),
     ...secretHandlers(core),
+    ...usageHandlers(core),
   };
   const { publicRoutes, routes } = registerRoutes(handlers, {
     validateAnswers: options.validateAnswers ?? process.env.NODE_ENV === 'test',

@@ -12,6 +12,7 @@ import { RecordingsScreen } from './recordings/recordings-screen.js';
 import { SessionsScreen } from './sessions/sessions-screen.js';
 import { SettingsScreen } from './settings/settings-screen.js';
 import { TasksScreen } from './tasks/tasks-screen.js';
+import { UsageScreen } from './usage/usage-screen.js';
 
 export function App({ initial }: { initial: Connection | undefined }) {
   const [connection, setConnection] = useState(initial);
@@ -50,6 +51,8 @@ function Screen({ route }: { route: Route }) {
       return <RecordingsScreen computerId={route.id} />;
     case 'settings':
       return <SettingsScreen />;
+    case 'usage':
+      return <UsageScreen />;
     case 'attention':
       return <AttentionScreen />;
     default:
@@ -79,6 +82,7 @@ function Navigation(props: { route: Route; baseUrl: string; onSignOut: () => voi
       {link('sessions', href.sessions, 'Sessions')}
       {link('tasks', href.tasks, 'Tasks')}
       {link('recordings', href.recordings, 'Recordings')}
+      {link('usage', href.usage, 'Usage')}
       {link('settings', href.settings, 'Settings')}
       <div className="sidebar-foot">
         <span title="the server this window talks to">{props.baseUrl}</span>

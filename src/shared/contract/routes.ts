@@ -7,6 +7,7 @@ import { RECORDING_ROUTES } from './recordings.contract.js';
 import { TASK_ROUTES } from './tasks.contract.js';
 import { APPROVAL_ROUTES } from './approvals.contract.js';
 import { SECRET_ROUTES } from './secrets.contract.js';
+import { USAGE_ROUTES } from './usage.contract.js';
 import type { RouteDef } from './route.js';
 
 /**
@@ -25,6 +26,7 @@ export const ROUTES = {
   ...RECORDING_ROUTES,
   ...APPROVAL_ROUTES,
   ...SECRET_ROUTES,
+  ...USAGE_ROUTES,
   ...KEY_ROUTES,
   ...SETTINGS_ROUTES,
 } as const satisfies Record<string, RouteDef>;

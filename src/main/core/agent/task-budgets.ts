@@ -1,4 +1,3 @@
-import type { ModelPrice } from '../../../shared/settings.js';
 import {
   BUDGET_NAMES,
   type BudgetName,
@@ -10,14 +9,6 @@ import {
 /** How much of each budget a task used: seconds running, tokens, dollars. */
 export type BudgetUse = Record<BudgetName, number>;
 export type ReachedBudget = { budget: BudgetName; limit: number; used: number };
-
-/** The tokens of one model call, as the cost of it counts them. */
-export type CallTokens = {
-  input_tokens: number;
-  output_tokens: number;
-  /** Input tokens the provider served from its cache (part of input_tokens). */
-  cached_input_tokens?: number;
-};
 
 /** The first budget the task has used up, or null. */
 export function reachedBudget(limits: Task['budgets'], used: BudgetUse): ReachedBudget | null {
@@ -38,19 +29,6 @@ export function raisedBudgets(limits: Task['budgets'], raised: Budgets = {}): Ta
     if (limit !== undefined) merged[budget] = limit;
   }
   return merged;
-}
-
-/** Dollars of one model call at the model's price per million tokens (no price: free). */
-export function costOf(tokens: CallTokens, price: ModelPrice | undefined): number {
-  if (!price) return 0;
-  const cached = Math.min(tokens.cached_input_tokens ?? 0, tokens.input_tokens);
-  const cachedPrice = price.cached_input_per_million ?? price.input_per_million;
-  return (
-    ((tokens.input_tokens - cached) * price.input_per_million +
-      cached * cachedPrice +
-      tokens.output_tokens * price.output_per_million) /
-    1_000_000
-  );
 }
 
 /** Why a task cannot resume yet, and how to let it: the budget, its limit, what was used. */
@@ -76,8 +54,9 @@ function rounded(budget: BudgetName, value: number): number {
 }
 
 /**
- * What a task uses: tokens and dollars of its model calls (added to `usage`, the task's own), and
- * seconds of running, a clock stopped while it is paused.
+ * What a task uses: tokens and dollars of its model calls, and seconds of running, a clock
+ * stopped while it is paused. Tokens and dollars are the sums of the task's rows in the usage
+ * ledger, copied into `usage` (the task's own), so the task and GET /v1/usage say the same.
  */
 export class TaskMeter {
   private runningMs = 0;
@@ -85,7 +64,7 @@ export class TaskMeter {
 
   constructor(
     private readonly usage: TaskUsage,
-    private readonly price: () => ModelPrice | undefined,
+    private readonly totals: () => TaskUsage,
   ) {}
 
   start(): void {
@@ -98,10 +77,9 @@ export class TaskMeter {
     this.runningSince = undefined;
   }
 
-  count(tokens: CallTokens): void {
-    this.usage.input_tokens += tokens.input_tokens;
-    this.usage.output_tokens += tokens.output_tokens;
-    this.usage.cost_usd += costOf(tokens, this.price());
+  /** Reads the ledger again, after a model call of the task. */
+  refresh(): void {
+    Object.assign(this.usage, this.totals());
   }
 
   used(): BudgetUse {

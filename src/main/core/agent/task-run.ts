@@ -30,6 +30,7 @@ import type { TaskStore } from '../store/task-store.js';
 import { watchPerson, type PersonLog } from './person-log.js';
 import { actionKey, StallDetector } from './stall-detector.js';
 import { toComputerAction } from './task-actions.js';
+import type { UsageLedger } from '../store/usage-ledger.js';
 import { raisedBudgets, reachedBudget, stillReachedMessage, TaskMeter } from './task-budgets.js';
 import {
   handoffReason,
@@ -66,8 +67,10 @@ export type TaskDeps = {
   recorder?: TaskRecorder;
   /** Sees each action on the task's computer with its target (what a person did in a handoff). */
   observe?: ActionObserver;
-  /** The settings as they are now (model prices for usage.cost_usd). */
+  /** The settings as they are now. */
   settings?: () => Settings;
+  /** The ledger of model calls, whose rows of a task are its usage and budgets. */
+  ledger: Pick<UsageLedger, 'totals'>;
   /** Hears every event of every task (what needs a person goes to the attention queue). */
   onEvent?: (org: string, computerId: string, event: TaskEvent) => void;
 };
@@ -143,7 +146,7 @@ export class TaskRun {
   ) {
     this.seq = deps.store.nextSeq(task.task_id);
     if (options.stallDetection) this.stalls = new StallDetector();
-    this.meter = new TaskMeter(task.usage, () => deps.settings?.().models.prices[task.model]);
+    this.meter = new TaskMeter(task.usage, () => deps.ledger.totals(options.org, task.task_id));
   }
 
   get org(): string {
@@ -427,6 +430,7 @@ export class TaskRun {
     const started = await this.deps.responses.create(this.org, body, {
       computerId: this.session.id,
       signal: this.controller.signal,
+      taskId: this.task.task_id,
     });
     const response = await started.finished;
     void this.deps.recorder
@@ -438,7 +442,7 @@ export class TaskRun {
         response,
       })
       .catch(() => {});
-    this.meter.count(response.usage);
+    this.meter.refresh();
     this.checkStopped();
     this.previousResponse = response.id;
     if (response.status !== 'completed') {

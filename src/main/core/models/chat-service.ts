@@ -20,6 +20,7 @@ export class ChatService {
 /** A provider that failed is the gateway's problem: 504 when it was slow, 502 otherwise. */
 export function toHttpError(error: unknown): unknown {
   if (!(error instanceof ModelError)) return error;
+  if (error.kind === 'blocked') return new BenchtopError('model_blocked', error.message);
   return new BenchtopError(
     error.kind === 'timeout' ? 'model_timeout' : 'model_error',
     error.message,

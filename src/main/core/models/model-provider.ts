@@ -30,6 +30,18 @@ export type ConversationItem =
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string };
 
+/** Images a provider sends with these items: the ones left out of the turn (null) are not. */
+export function imagesIn(items: readonly ConversationItem[]): number {
+  let count = 0;
+  for (const item of items) {
+    if (item.type === 'computer_call_output' && item.image) count++;
+    if (item.type === 'message') {
+      count += item.content.filter((part) => part.type === 'image' && part.image).length;
+    }
+  }
+  return count;
+}
+
 export type ComputerToolSpec = { width: number; height: number; environment: string };
 
 /** The request's computer-use tool (its display, which coordinates are relative to), if any. */
@@ -82,7 +94,8 @@ export type ReplyItem =
 
 export type ModelReply = {
   output: ReplyItem[];
-  usage: { input_tokens: number; output_tokens: number };
+  /** As the provider reported them; cached_tokens is the part of input_tokens read from its cache. */
+  usage: { input_tokens: number; output_tokens: number; cached_tokens?: number };
   state?: ProviderState;
 };
 
@@ -122,7 +135,9 @@ export interface ModelProvider {
   chat(request: ChatRequest): Promise<ChatReply>;
 }
 
-export type ModelErrorKind = 'unreachable' | 'timeout' | 'auth' | 'rejected' | 'bad_answer';
+/** `blocked`: refused before any connection (models.local_only). */
+export type ModelErrorKind =
+  'unreachable' | 'timeout' | 'auth' | 'rejected' | 'bad_answer' | 'blocked';
 
 /** A model call that did not give a usable answer. The message never contains a secret. */
 export class ModelError extends Error {

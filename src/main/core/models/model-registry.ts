@@ -1,6 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ModelConfig, ProviderKind, Settings } from '../config.js';
 import { invalidRequest } from '../errors.js';
+import type { ProviderPrice } from '../../../shared/settings.js';
+import { localOnlyRefusal } from './local-only.js';
+import { priceOf } from './pricing.js';
 import {
   DEFAULT_MODEL_TIMEOUT_MS,
   type ModelProvider,
@@ -65,6 +68,11 @@ export class ModelRegistry {
     }));
   }
 
+  /** The price of a model name, null when the settings give none. */
+  price(name: string): ProviderPrice | null {
+    return priceOf(this.settings, name);
+  }
+
   /** The provider of a model name (the default one when none is given); unknown → 400. */
   resolve(name: string | undefined, param = 'model'): ResolvedModel {
     const model = name ?? this.settings.default;
@@ -81,10 +89,33 @@ export class ModelRegistry {
     }
     let built = this.providers.get(model);
     if (!built || !isDeepStrictEqual(built.config, config)) {
-      built = { config, provider: FACTORIES[config.provider](this.context(model, config)) };
+      const provider = FACTORIES[config.provider](this.context(model, config));
+      built = { config, provider: this.guarded(model, config, provider) };
       this.providers.set(model, built);
     }
     return { name: model, config, provider: built.provider };
+  }
+
+  /**
+   * The provider behind the models.local_only check: every request to a provider starts with
+   * respond or chat, and both are refused here, before the provider opens any connection.
+   */
+  private guarded(name: string, config: ModelConfig, provider: ModelProvider): ModelProvider {
+    const check = () => {
+      const refusal = this.settings.local_only ? localOnlyRefusal(name, config) : null;
+      if (refusal) throw refusal;
+    };
+    return {
+      kind: provider.kind,
+      respond: async (request) => {
+        check();
+        return provider.respond(request);
+      },
+      chat: async (request) => {
+        check();
+        return provider.chat(request);
+      },
+    };
   }
 
   /** Every provider key the settings give, from settings or the environment (never to be written anywhere). */

@@ -8,9 +8,11 @@ import { invalidRequest, notFound } from '../errors.js';
 import { asStorageError } from '../storage-errors.js';
 import { newId, now } from '../ids.js';
 import type { ResponseStore, StoredResponse } from '../store/response-store.js';
+import type { UsageLedger } from '../store/usage-ledger.js';
 import { ConversationBuilder, earlierTurns } from './conversation.js';
 import type { ImageResolver } from './image-resolver.js';
-import { computerToolOf, ModelError, type ModelReply } from './model-provider.js';
+import { computerToolOf, imagesIn, ModelError, type ModelReply } from './model-provider.js';
+import { costOf } from './pricing.js';
 import type { ModelRegistry, ResolvedModel } from './model-registry.js';
 import { callsOf, emitItem, toOutputItem, type Emit } from './output-items.js';
 
@@ -23,6 +25,8 @@ export type CreateOptions = {
   computerId?: string;
   /** Aborting it cancels the response, as cancel() does (a cancelled agent task). */
   signal?: AbortSignal;
+  /** The agent task making the call, for its row in the usage ledger. */
+  taskId?: string;
 };
 
 export type Started = {
@@ -33,6 +37,9 @@ export type Started = {
 };
 
 type Run = { stored: StoredResponse; controller: AbortController; ended: boolean };
+
+/** What the ledger row of a run's model call needs besides the outcome. */
+type CallFacts = { taskId: string | null; images: number };
 
 /**
  * The Responses API (docs/API.md §9): conversation state, storage, streaming and cancel. Each
@@ -45,6 +52,7 @@ export class ResponsesService {
     private readonly store: ResponseStore,
     private readonly models: ModelRegistry,
     private readonly images: ImageResolver,
+    private readonly ledger: UsageLedger,
   ) {
     for (const stored of store.interrupted()) {
       stored.body.status = 'failed';
@@ -122,7 +130,12 @@ export class ResponsesService {
       previous?.state && previous.body.model === model.name
         ? { state: previous.state, input: fresh }
         : null;
-    const finished = this.run(run, model, emit, () =>
+    const facts: CallFacts = {
+      taskId: options.taskId ?? null,
+      // What the provider sends: only the new items when it continues upstream state.
+      images: imagesIn(continuation ? continuation.input : conversation),
+    };
+    const finished = this.run(run, model, emit, facts, () =>
       model.provider.respond({
         model: model.name,
         instructions: body.instructions ?? null,
@@ -197,12 +210,16 @@ export class ResponsesService {
     run: Run,
     model: ResolvedModel,
     emit: Emit,
+    facts: CallFacts,
     call: () => Promise<ModelReply>,
   ): Promise<ResponseObject> {
     const { stored } = run;
     let event: 'response.completed' | 'response.failed' | 'response.cancelled';
+    const record = this.recorder(run, model, facts);
     try {
       const reply = await call();
+      // Tokens of an answer that came after a cancel were spent all the same.
+      record(reply.usage, null);
       if (run.ended) return this.settle(run, emit);
       const output = reply.output.map((item) => toOutputItem(item, model.name));
       output.forEach((item, index) => emitItem(emit, item, index));
@@ -217,6 +234,7 @@ export class ResponsesService {
       stored.openCalls = [...stored.openCalls, ...callsOf(output)];
       event = 'response.completed';
     } catch (error) {
+      record(null, run.ended ? 'cancelled' : describeFailure(error).code);
       if (run.ended) return this.settle(run, emit);
       stored.body.status = 'failed';
       stored.body.error = describeFailure(error);
@@ -238,6 +256,44 @@ export class ResponsesService {
     }
     emit({ type: event, response: snapshot(stored) });
     return snapshot(stored);
+  }
+
+  /**
+   * Writes the ledger row of the run's one model call. A failed call has no usage from the
+   * provider, so its row says 0 tokens and the failure's code.
+   */
+  private recorder(run: Run, model: ResolvedModel, facts: CallFacts) {
+    const at = now();
+    const started = performance.now();
+    let written = false;
+    return (usage: ModelReply['usage'] | null, error: string | null) => {
+      // Once: a failure after the answer came (its output unreadable) is still one call.
+      if (written) return;
+      written = true;
+      const tokens = {
+        input_tokens: usage?.input_tokens ?? 0,
+        output_tokens: usage?.output_tokens ?? 0,
+        cached_tokens: usage?.cached_tokens ?? 0,
+      };
+      try {
+        this.ledger.record({
+          org: run.stored.org,
+          response_id: run.stored.body.id,
+          task_id: facts.taskId,
+          provider: model.config.provider,
+          model: model.name,
+          ...tokens,
+          cost_usd: costOf(tokens, this.models.price(model.name)),
+          latency_ms: Math.round(performance.now() - started),
+          images: facts.images,
+          error,
+          at,
+        });
+      } catch {
+        // A disk that refuses the row must not cost the caller the answer the model gave; the
+        // response's own usage still says what it used.
+      }
+    };
   }
 
   /** The run was cancelled or deleted while the model worked: its answer is dropped. */

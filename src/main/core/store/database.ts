@@ -126,6 +126,29 @@ const MIGRATIONS = [
      sealed_by TEXT NOT NULL,
      PRIMARY KEY (org, name)
    );`,
+  // The usage ledger: one row per model call. seq orders the rows and is the pages' cursor; rows
+  // outlive the responses and tasks they belong to (what was spent stays spent).
+  `CREATE TABLE model_calls (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     org TEXT NOT NULL,
+     response_id TEXT NOT NULL,
+     task_id TEXT,
+     provider TEXT NOT NULL,
+     model TEXT NOT NULL,
+     input_tokens INTEGER NOT NULL,
+     output_tokens INTEGER NOT NULL,
+     cached_tokens INTEGER NOT NULL,
+     cost_usd REAL,
+     latency_ms INTEGER NOT NULL,
+     images INTEGER NOT NULL,
+     error TEXT,
+     at TEXT NOT NULL
+   );
+   CREATE INDEX model_calls_org ON model_calls (org, seq);
+   CREATE INDEX model_calls_task ON model_calls (org, task_id) WHERE task_id IS NOT NULL;
+   CREATE INDEX model_calls_response ON model_calls (org, response_id);
+   CREATE INDEX model_calls_at ON model_calls (org, at);`,
 ];
 
 /**

@@ -105,7 +105,12 @@ export class TaskStore {
   }
 }
 
-/** A stored task; one stored before paused_reason, usage and budgets existed gets their defaults. */
+/**
+ * A stored task; one stored before paused_reason, usage and budgets existed (or before usage had
+ * cached_tokens) gets their defaults.
+ */
 function parseTask(body: string): Task {
-  return { ...unstartedTaskFields(), ...(JSON.parse(body) as Task) };
+  const unstarted = unstartedTaskFields();
+  const task = JSON.parse(body) as Task;
+  return { ...unstarted, ...task, usage: { ...unstarted.usage, ...task.usage } };
 }

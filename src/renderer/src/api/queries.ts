@@ -4,8 +4,14 @@ import type { Computer, Environment } from '../../../shared/computers.js';
 import type { ApiClient, CallInput } from '../../../shared/client/api-client.js';
 import { RECORDING_FILES, type RecordedEvent } from '../../../shared/recordings.js';
 import type { TaskStatus } from '../../../shared/tasks.js';
+import type { UsageRow } from '../../../shared/usage.js';
 
 type TaskListInput = NonNullable<CallInput<'tasks.list'>['query']>;
+
+/** Which model calls a usage view reads (GET /v1/usage filters). */
+export type UsageFilter = { task_id?: string; since?: string };
+/** Pages read at most: beyond them a view says the list is cut (a window is not a report tool). */
+const USAGE_PAGES = 20;
 
 /** Which tasks a list asks the server for (GET /agent/tasks filters). */
 export type TaskFilter = { computer_id?: string; status?: readonly TaskStatus[]; limit?: number };
@@ -39,6 +45,7 @@ export const queryKeys = {
   pendingApprovals: ['approvals', 'pending'] as const,
   keys: ['keys'] as const,
   secrets: ['secrets'] as const,
+  usage: (filter: UsageFilter) => ['usage', filter] as const,
 };
 
 /**
@@ -56,6 +63,7 @@ const POLL_MS = {
   recording: 3000,
   models: 30_000,
   keys: 10_000,
+  usage: 5000,
   // A person waits on these: an action held for them should show within a second.
   attention: 1000,
   approvals: 1000,
@@ -227,3 +235,27 @@ export const apiKeysQuery = (api: ApiClient) =>
 export function taskListSearch({ status, ...rest }: TaskFilter): TaskListInput {
   return status ? { ...rest, status: status.join(',') } : rest;
 }
+
+/**
+ * The organization's model calls matching the filter, oldest first, page after page. `cut` says
+ * there were more than the window reads.
+ */
+export const usageQuery = (api: ApiClient, filter: UsageFilter) =>
+  queryOptions({
+    queryKey: queryKeys.usage(filter),
+    queryFn: async ({ signal }) => {
+      const rows: UsageRow[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < USAGE_PAGES; page++) {
+        const answer = await api.call('usage.list', {
+          query: { ...filter, limit: 1000, ...(after ? { after } : {}) },
+          signal,
+        });
+        rows.push(...answer.data);
+        if (!answer.has_more) return { rows, cut: false };
+        after = answer.last_id ?? undefined;
+      }
+      return { rows, cut: true };
+    },
+    refetchInterval: POLL_MS.usage,
+  });

@@ -6,6 +6,7 @@ export type Route =
   | { screen: 'computer'; id: string }
   | { screen: 'tasks'; id?: string }
   | { screen: 'recordings'; id?: string }
+  | { screen: 'usage' }
   | { screen: 'settings' };
 
 export function parseRoute(hash: string): Route {
@@ -16,6 +17,7 @@ export function parseRoute(hash: string): Route {
     return { screen: 'recordings', id: id ? decodeURIComponent(id) : undefined };
   }
   if (screen === 'settings') return { screen: 'settings' };
+  if (screen === 'usage') return { screen: 'usage' };
   if (screen === 'attention') return { screen: 'attention' };
   return { screen: 'sessions' };
 }
@@ -28,6 +30,7 @@ export const href = {
   task: (id: string) => `#/tasks/${encodeURIComponent(id)}`,
   recordings: '#/recordings',
   recording: (computerId: string) => `#/recordings/${encodeURIComponent(computerId)}`,
+  usage: '#/usage',
   settings: '#/settings',
 };
 

@@ -8,17 +8,19 @@ import { SaveBar, useSave, type SaveSettings } from './save-bar.js';
 export function ModelsSection({ settings, onSave }: { settings: Settings; onSave: SaveSettings }) {
   const [rows, setRows] = useState(() => toRows(settings.models.providers));
   const [defaultModel, setDefaultModel] = useState(settings.models.default);
+  const [localOnly, setLocalOnly] = useState(settings.models.local_only);
   // After a save the form shows what is stored now (a typed key becomes the mask).
   const stored = JSON.stringify(settings.models);
   useEffect(() => {
     setRows(toRows(settings.models.providers));
     setDefaultModel(settings.models.default);
+    setLocalOnly(settings.models.local_only);
   }, [stored]);
 
   const update = (index: number, row: ProviderRow) =>
     setRows((previous) => previous.map((old, n) => (n === index ? row : old)));
   const { status, onSubmit } = useSave(onSave, () =>
-    modelsPatch(settings.models, defaultModel, rows),
+    modelsPatch(settings.models, defaultModel, rows, localOnly),
   );
 
   return (
@@ -33,6 +35,15 @@ export function ModelsSection({ settings, onSave }: { settings: Settings; onSave
             </option>
           ))}
         </select>
+      </label>
+      <label className="checkbox">
+        <input
+          type="checkbox"
+          checked={localOnly}
+          onChange={(event) => setLocalOnly(event.target.checked)}
+        />
+        Keep every model call on this machine: refuse providers that are not on loopback
+        (models.local_only)
       </label>
       {rows.map((row, index) => (
         <ProviderFields

@@ -1,5 +1,11 @@
 import { MASKED_SECRET, type ProviderKind } from '../../../shared/settings.js';
-import { KINDS, type ProviderRow, type TextField } from './provider-rows.js';
+import {
+  KINDS,
+  PRICE_FIELDS,
+  type PriceField,
+  type ProviderRow,
+  type TextField,
+} from './provider-rows.js';
 
 const LABELS: Record<TextField | 'timeout_ms', string> = {
   base_url: 'Base URL',
@@ -8,6 +14,11 @@ const LABELS: Record<TextField | 'timeout_ms', string> = {
   api_key: 'API key',
   script: 'Script file',
   timeout_ms: 'Timeout (ms)',
+};
+const PRICE_LABELS: Record<PriceField, string> = {
+  input_per_mtok: 'Input $ per million tokens',
+  output_per_mtok: 'Output $ per million tokens',
+  cached_input_per_mtok: 'Cached input $ per million (input price if empty)',
 };
 
 /** The fields each kind of provider reads. */
@@ -48,6 +59,19 @@ export function ProviderFields({ row, onChange, onRemove }: Props) {
           {field === 'api_key' && row.api_key === MASKED_SECRET && (
             <small>a key is stored; leave it to keep it, clear it to remove it</small>
           )}
+        </label>
+      ))}
+      {PRICE_FIELDS.map((field) => (
+        <label key={field}>
+          {PRICE_LABELS[field]}
+          <input
+            type="number"
+            min={0}
+            step="any"
+            value={row[field]}
+            placeholder="no price"
+            onChange={(event) => set(field, event.target.value)}
+          />
         </label>
       ))}
       <button type="button" className="danger" onClick={onRemove}>

@@ -3,7 +3,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { useApi, useConnection } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
-import { computersQuery, LIVE_STATUSES, queryKeys, taskQuery } from '../api/queries.js';
+import { computersQuery, LIVE_STATUSES, queryKeys, taskQuery, usageQuery } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
@@ -18,6 +18,8 @@ import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { TaskTimeline } from './task-timeline.js';
 import { useTaskEvents } from './use-task-events.js';
+import { CostCell } from '../usage/usage-screen.js';
+import { totalsBy } from '../usage/usage-totals.js';
 
 /** One task: its status and exit code, the controls, and the timeline of its steps. */
 export function TaskDetail({ taskId }: { taskId: string }) {
@@ -137,9 +139,14 @@ function TaskFacts({ task, onControl, onError }: FactsProps) {
   );
 }
 
-/** What the task's model calls used, beside the budgets it pauses at. */
+/**
+ * What the task's model calls used, beside the budgets it pauses at; its ledger rows tell calls
+ * without a price (whose cost is unknown) from free ones.
+ */
 function TaskUsage({ task }: { task: Task }) {
   const { usage, budgets } = task;
+  const rows = useQuery(usageQuery(useApi(), { task_id: task.task_id })).data?.rows;
+  const calls = rows ? totalsBy(rows, () => task.task_id)[0] : undefined;
   const tokens = usage.input_tokens + usage.output_tokens;
   const of = (limit: number | null, shown: (value: number) => string) =>
     limit === null ? '' : ` of ${shown(limit)}`;
@@ -150,12 +157,19 @@ function TaskUsage({ task }: { task: Task }) {
         Tokens {count(tokens)}
         {of(budgets.max_tokens, count)}{' '}
         <span className="muted">
-          ({count(usage.input_tokens)} in, {count(usage.output_tokens)} out)
+          ({count(usage.input_tokens)} in, {count(usage.cached_tokens)} of them cached,{' '}
+          {count(usage.output_tokens)} out)
         </span>
       </span>
-      <span>
-        Cost {dollars(usage.cost_usd)}
+      <span className="task-cost">
+        Cost {calls ? <CostCell total={calls} /> : dollars(usage.cost_usd)}
         {of(budgets.max_cost_usd, dollars)}
+        {calls && (
+          <span className="muted">
+            {' '}
+            ({count(calls.calls)} model {calls.calls === 1 ? 'call' : 'calls'})
+          </span>
+        )}
       </span>
       {budgets.max_duration_seconds !== null && (
         <span>Runs at most {clock(budgets.max_duration_seconds)}</span>

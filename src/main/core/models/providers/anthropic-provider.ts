@@ -191,7 +191,11 @@ function readReply(
   const usage = (body.usage ?? {}) as Json;
   return {
     output,
-    usage: { input_tokens: inputTokens(usage), output_tokens: Number(usage.output_tokens ?? 0) },
+    usage: {
+      input_tokens: inputTokens(usage),
+      output_tokens: Number(usage.output_tokens ?? 0),
+      cached_tokens: Number(usage.cache_read_input_tokens ?? 0),
+    },
   };
 }
 

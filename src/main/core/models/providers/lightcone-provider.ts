@@ -143,9 +143,14 @@ function toReply(body: unknown, computer: ComputerToolSpec | null, secrets: stri
     keepIds && call ? ({ ...item, call_id: callId } as ReplyItem) : item,
   );
   const usage = isRecord(body.usage) ? body.usage : {};
+  const details = isRecord(usage.input_tokens_details) ? usage.input_tokens_details : {};
   return {
     output,
-    usage: { input_tokens: count(usage.input_tokens), output_tokens: count(usage.output_tokens) },
+    usage: {
+      input_tokens: count(usage.input_tokens),
+      output_tokens: count(usage.output_tokens),
+      cached_tokens: count(details.cached_tokens),
+    },
     ...(keepIds && typeof body.id === 'string' ? { state: { response_id: body.id } } : {}),
   };
 }

@@ -44,9 +44,11 @@ function firstMessage(body: unknown, context: AnswerContext): Json {
 function usage(body: unknown): ModelReply['usage'] {
   const counts = isObject(body) && isObject(body.usage) ? body.usage : {};
   const count = (value: unknown) => (typeof value === 'number' ? value : 0);
+  const details = isObject(counts.prompt_tokens_details) ? counts.prompt_tokens_details : {};
   return {
     input_tokens: count(counts.prompt_tokens),
     output_tokens: count(counts.completion_tokens),
+    cached_tokens: count(details.cached_tokens),
   };
 }
 

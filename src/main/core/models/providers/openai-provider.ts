@@ -140,9 +140,14 @@ function readReply(
     typeof answer.id === 'string' ? { response_id: answer.id } : undefined;
   const output = answer.output.flatMap((item) => replyItems(item, display, state));
   const usage = isJson(answer.usage) ? answer.usage : {};
+  const details = isJson(usage.input_tokens_details) ? usage.input_tokens_details : {};
   return {
     output,
-    usage: { input_tokens: count(usage.input_tokens), output_tokens: count(usage.output_tokens) },
+    usage: {
+      input_tokens: count(usage.input_tokens),
+      output_tokens: count(usage.output_tokens),
+      cached_tokens: count(details.cached_tokens),
+    },
     ...(state ? { state } : {}),
   };
 }
