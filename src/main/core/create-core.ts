@@ -97,13 +97,16 @@ export async function createCore(options: CoreOptions) {
   const screencasts = new ScreencastHub();
   const vault = new SecretVault(database, options.secretCipher ?? keyFileCipher(dataDir));
   // Secrets are read at each use: a key set in settings a moment ago is scrubbed too.
+  // The registry is made further down (it needs the recorder), and the recorder scrubs what an
+  // earlier run left before that: until the registry exists, no computer has a CDP token.
+  let cdpTokens = (): string[] => [];
   const scrubber = new SecretScrubber(
     (): string[] =>
       [
         ...models.keys(),
         proxyPassword(settings().proxy.advanced_proxy_url),
         options.trustedKey,
-        ...registry.cdpTokens(),
+        ...cdpTokens(),
       ].filter((secret): secret is string => secret !== undefined),
     () => vault.allValues(),
   );
@@ -147,6 +150,7 @@ export async function createCore(options: CoreOptions) {
     events,
     recorder,
   });
+  cdpTokens = () => registry.cdpTokens();
   const shell = new ShellService({ events, policy, hostEnv: () => hostEnv(settings()) });
   const actions = new ActionRunner({
     screenshots,
