@@ -68,7 +68,7 @@ function plan(next: () => number, first: number, count: number): Step[] {
 describe(`${TOTAL} mixed actions on every path`, () => {
   it(
     'perform no gated action without an approved approval of it',
-    { timeout: 300_000 },
+    { timeout: 900_000 },
     async () => {
       const next = random(17);
       const perComputer = TOTAL / COMPUTERS;
