@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readZip } from '../helpers/bundle-fixture.js';
+import { everyByte, everyFile, type Part } from '../helpers/every-byte.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startHttpProxy, type HttpProxy } from '../helpers/http-proxy.js';
 import { SseReader } from '../helpers/sse.js';
@@ -62,37 +63,11 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-type Part = { name: string; bytes: Buffer };
-
-/** Every byte of a zip: itself, each entry inflated, and the entries of zips inside it. */
-async function everyByte(zip: Buffer, name = 'the zip'): Promise<Part[]> {
-  const parts = [{ name, bytes: zip }];
-  for (const [entryName, entry] of await readZip(zip)) {
-    parts.push({ name: `${name} › ${entryName}`, bytes: entry.data });
-    if (entryName.endsWith('.zip'))
-      parts.push(...(await everyByte(entry.data, `${name} › ${entryName}`)));
-  }
-  return parts;
-}
-
 function expectNoSecret(parts: Part[], secrets: string[]): void {
   const found = parts.flatMap(({ name, bytes }) =>
     secrets.filter((secret) => bytes.includes(secret)).map((secret) => `${name} holds ${secret}`),
   );
   expect(found).toEqual([]);
-}
-
-/** Every file under a folder, zips opened. */
-async function everyFile(dir: string): Promise<Part[]> {
-  const out: Part[] = [];
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, name);
-    if (!statSync(path).isFile()) continue;
-    const bytes = readFileSync(path);
-    out.push({ name, bytes });
-    if (name.endsWith('.zip')) out.push(...(await everyByte(bytes, name)));
-  }
-  return out;
 }
 
 it('plants each secret where an agent and a page would put it; none is in any byte of the recording or the bundle', async () => {

@@ -1,7 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readZip } from '../helpers/bundle-fixture.js';
+import { everyByte, everyFile, type Part } from '../helpers/every-byte.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import type { FakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -182,29 +180,4 @@ function call(args: Record<string, unknown>) {
     type: 'function',
     function: { name: 'computer', arguments: JSON.stringify(args) },
   };
-}
-
-type Part = { name: string; bytes: Buffer };
-
-/** Every byte of a zip: itself, each entry inflated, and the entries of zips inside it. */
-async function everyByte(zip: Buffer, name: string): Promise<Part[]> {
-  const parts = [{ name, bytes: zip }];
-  for (const [entryName, entry] of await readZip(zip)) {
-    parts.push({ name: `${name} › ${entryName}`, bytes: entry.data });
-    if (entryName.endsWith('.zip')) parts.push(...(await everyByte(entry.data, entryName)));
-  }
-  return parts;
-}
-
-/** Every file under a folder (the database and its journal too), zips opened. */
-async function everyFile(dir: string): Promise<Part[]> {
-  const out: Part[] = [];
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, name);
-    if (!statSync(path).isFile()) continue;
-    const bytes = readFileSync(path);
-    out.push({ name, bytes });
-    if (name.endsWith('.zip')) out.push(...(await everyByte(bytes, name)));
-  }
-  return out;
 }
