@@ -64,9 +64,10 @@ describe('SecretVault', () => {
     expect(secrets.resolve('acme', 'user {{secret:PW}}!', 'text')).toBe('user acme-password!');
     expect(secrets.resolve('other', '{{secret:PW}}', 'text')).toBe('other-password');
     expect(secrets.resolve('acme', 'no placeholder', 'text')).toBe('no placeholder');
-    expect(() => secrets.check('acme', '{{secret:PW}} {{secret:OTP}}', 'text')).toThrow(
+    expect(secrets.unknown('acme', '{{secret:PW}} {{secret:OTP}}', 'text')?.message).toMatch(
       /unknown secret "OTP".*this organization has: PW/,
     );
+    expect(secrets.unknown('acme', '{{secret:PW}}', 'text')).toBeUndefined();
     expect(() => secrets.resolve('nobody', '{{secret:PW}}', 'text')).toThrow(BenchtopError);
     expect(secrets.list('acme')).toEqual([{ name: 'PW', created_at: expect.any(String) }]);
   });

@@ -24,7 +24,7 @@ import {
 export type Gate = Pick<ApprovalService, 'check' | 'wait'>;
 
 /** The vault as the runner uses it (docs/API.md §15): placeholders are resolved last. */
-export type Secrets = Pick<SecretVault, 'check' | 'resolve' | 'allValues'>;
+export type Secrets = Pick<SecretVault, 'unknown' | 'resolve' | 'allValues'>;
 
 /**
  * What becomes of an action the computer cannot take (bad input for it, a computer that ended):
@@ -110,7 +110,11 @@ export class ActionRunner {
     admitted: Hold | undefined,
   ): Promise<ActionResult | Hold> {
     // An unknown secret is bad input: answered before a person is asked about the action.
-    const unknown = this.unknownSecret(session, request);
+    const { action } = request;
+    const unknown =
+      action.type === 'type' || action.type === 'point_and_type'
+        ? this.deps.secrets?.unknown(session.org, action.text, 'text')
+        : undefined;
     if (unknown) {
       if (invalid === 'throw') throw unknown;
       return this.refused(session, request, { status: 'denied', message: unknown.message });
@@ -133,20 +137,6 @@ export class ActionRunner {
       }
     }
     return this.runReported(session, request, invalid, stop);
-  }
-
-  private unknownSecret(session: ComputerSession, request: ActionRequest) {
-    const { action } = request;
-    if (!this.deps.secrets || (action.type !== 'type' && action.type !== 'point_and_type')) {
-      return undefined;
-    }
-    try {
-      this.deps.secrets.check(session.org, action.text, 'text');
-      return undefined;
-    } catch (error) {
-      if (error instanceof BenchtopError) return error;
-      throw error;
-    }
   }
 
   /**

@@ -1,5 +1,5 @@
 import { SECRET_PLACEHOLDER, secretNames, type SecretInfo } from '../../../shared/secrets.js';
-import { invalidRequest, notFound, type FieldPath } from '../errors.js';
+import { invalidRequest, notFound, type BenchtopError, type FieldPath } from '../errors.js';
 import { now } from '../ids.js';
 import type { Db } from '../store/database.js';
 import type { SecretCipher } from './secret-cipher.js';
@@ -52,12 +52,11 @@ export class SecretVault {
     this.forget();
   }
 
-  /** Throws a 400 naming the first `{{secret:NAME}}` in text the organization has no secret for. */
-  check(org: string, text: string, path: FieldPath | string): void {
+  /** A 400 naming the first `{{secret:NAME}}` in text the organization has no secret for. */
+  unknown(org: string, text: string, path: FieldPath | string): BenchtopError | undefined {
     const known = this.values(org);
-    for (const name of secretNames(text)) {
-      if (!known.has(name)) throw unknownSecret(name, known, path);
-    }
+    const name = secretNames(text).find((candidate) => !known.has(candidate));
+    return name === undefined ? undefined : unknownSecret(name, known, path);
   }
 
   /** Text with every placeholder replaced by its value: only for the keystrokes themselves. */
