@@ -81,8 +81,9 @@ describe('usage in the window', () => {
     expect(task).toMatchObject({ status: 'completed', usage: { input_tokens: 2400 } });
     const page = await open(`#/tasks/${task.task_id}`);
     const cost = page.locator('.task-cost');
-    await expect.poll(() => cost.textContent()).toContain('Cost $0.0054');
-    expect(await cost.textContent()).toContain('(2 model calls)');
+    // The cost comes with the task; the count of calls once the ledger's rows have loaded.
+    await expect.poll(() => cost.textContent()).toContain('(2 model calls)');
+    expect(await cost.textContent()).toContain('Cost $0.0054');
     expect(await page.locator('.usage').textContent()).toContain('Tokens 2,460');
     await saveScreenshots(page, 'task-usage');
   });

@@ -86,6 +86,9 @@ describe("a recording's actions on the video's time line", () => {
     expect(playingIndex(offsets, 2249)).toBe(0);
     expect(playingIndex(offsets, 2250)).toBe(1);
     expect(playingIndex(offsets, 60_000)).toBe(2);
+    // A seek to an action's offset reads back a hair below it: that action is still the one shown.
+    expect((1001 / 1000) * 1000).toBeLessThan(1001);
+    expect(playingIndex([0, 1001], (1001 / 1000) * 1000)).toBe(1);
   });
 
   it('says what each action as the server ran it did', () => {

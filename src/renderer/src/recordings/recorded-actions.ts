@@ -42,6 +42,9 @@ export function actionMarks(events: RecordedEvent[], startedAt: string): ActionM
   return marks;
 }
 
+/** Less than any two actions apart, more than a seconds↔milliseconds round trip loses. */
+const SEEK_ROUNDING_MS = 0.5;
+
 /**
  * The index of the last offset at or before the position (offsets in ascending order): what is on
  * screen at that moment. -1 before the first one or without a position.
@@ -50,7 +53,9 @@ export function playingIndex(offsetsMs: readonly number[], positionMs: number | 
   if (positionMs === undefined) return -1;
   let index = -1;
   for (const [n, offset] of offsetsMs.entries()) {
-    if (offset > positionMs) break;
+    // A seek to an action lands on offset / 1000 s; read back × 1000 it can be a hair below the
+    // offset (1.001 s × 1000 = 1000.9999…), which would mark the action before it.
+    if (offset > positionMs + SEEK_ROUNDING_MS) break;
     index = n;
   }
   return index;

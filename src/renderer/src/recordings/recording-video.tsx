@@ -11,12 +11,21 @@ export type VideoSync = ReturnType<typeof useVideoSync>;
 export function useVideoSync() {
   const ref = useRef<HTMLVideoElement>(null);
   const [positionMs, setPositionMs] = useState<number>();
+  // A moment past the video's last frame (an action after the screen last changed) shows that
+  // frame: the position stays the moment asked for, so its action is the one marked.
+  const asked = useRef<number | undefined>(undefined);
   const update = useCallback(() => {
-    if (ref.current) setPositionMs(ref.current.currentTime * 1000);
+    const video = ref.current;
+    if (!video) return;
+    const at = video.currentTime * 1000;
+    const atEnd = Number.isFinite(video.duration) && video.currentTime >= video.duration;
+    if (!atEnd) asked.current = undefined;
+    setPositionMs(Math.max(at, asked.current ?? at));
   }, []);
   const seek = useCallback(
     (offsetMs: number) => {
       if (!ref.current) return;
+      asked.current = offsetMs;
       ref.current.currentTime = offsetMs / 1000;
       update();
     },
