@@ -9,7 +9,7 @@ import {
   type SafeStorage,
 } from '../../src/main/core/secrets/secret-cipher.js';
 import { SecretVault } from '../../src/main/core/secrets/secret-vault.js';
-import { redactValues } from '../../src/main/core/secrets/redact.js';
+import { mayHoldValues, redactValues } from '../../src/main/core/secrets/redact.js';
 import { openDatabase } from '../../src/main/core/store/database.js';
 import { BenchtopError } from '../../src/main/core/errors.js';
 
@@ -104,5 +104,46 @@ describe('redactValues', () => {
       'a=[redacted] b=[redacted] c=[redacted] d="[redacted]"',
     );
     expect(redactValues('abc', ['abc'])).toBe('abc');
+  });
+});
+
+describe('mayHoldValues', () => {
+  const answer = (html: string) => ({
+    request_id: 'r1',
+    status: 'success',
+    result: { html_content: html, title: 'Log in', url: 'http://127.0.0.1/x?q=1', width: 1280 },
+    executed_tab_id: 'tab_1',
+    timestamp: '2026-11-26T06:00:00.000Z',
+  });
+  const redacts = (value: unknown, values: string[]) =>
+    redactValues(JSON.stringify(value), values) !== JSON.stringify(value);
+
+  it('is false only for answers whose JSON redactValues leaves as it is', () => {
+    const values = ['hunter22', 'p@ss word', 'tok-123'];
+    const cases = [
+      answer('<p>nothing here</p>'),
+      answer('<input value="hunter22">'),
+      answer(`<a href="/?p=${encodeURIComponent('p@ss word')}">`),
+      { ...answer('x'), result: { tabs: [{ title: 'tok-123' }] } },
+      { ...answer('x'), result: { 'tok-1234': true } },
+      { ...answer('x'), result: { n: 1280 } },
+    ];
+    for (const value of cases) {
+      if (!mayHoldValues(value, values)) expect(redacts(value, values)).toBe(false);
+    }
+    expect(mayHoldValues(cases[0], values)).toBe(false);
+    for (const value of cases.slice(1, 5)) expect(mayHoldValues(value, values)).toBe(true);
+    // A number or literal that is a value: its JSON would be, so it is searched too.
+    expect(mayHoldValues({ n: 1280 }, ['1280'])).toBe(true);
+  });
+
+  it('leaves values shorter than the vault allows out, as redactValues does', () => {
+    expect(mayHoldValues(answer('abc'), ['abc'])).toBe(false);
+  });
+
+  it('is always true for a value holding what JSON escapes or writes between values', () => {
+    for (const value of ['q"uote', 'back\\slash', 'a,b:c', 'line\nbreak']) {
+      expect(mayHoldValues(answer('<p>nothing here</p>'), [value])).toBe(true);
+    }
   });
 });

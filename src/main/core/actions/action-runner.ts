@@ -11,7 +11,7 @@ import { truncateText } from '../shell/command-run.js';
 import { commandKey, RecentRuns } from '../shell/recent-commands.js';
 import { stoppedBecause } from '../computers/abortable.js';
 import type { ShellService } from '../shell/shell-service.js';
-import { redactValues } from '../secrets/redact.js';
+import { mayHoldValues, redactValues } from '../secrets/redact.js';
 import type { SecretVault } from '../secrets/secret-vault.js';
 import {
   Hold,
@@ -307,11 +307,12 @@ export class ActionRunner {
 
   /**
    * An answer with the vault's values taken out: a page may show what was typed into it (its
-   * HTML, its title), and a value must never be answered.
+   * HTML, its title), and a value must never be answered. Only an answer that may hold one is
+   * written as JSON to take it out.
    */
   private withoutSecrets(result: ActionResult): ActionResult {
     const values = this.deps.secrets?.allValues() ?? [];
-    if (values.length === 0) return result;
+    if (values.length === 0 || !mayHoldValues(result, values)) return result;
     const json = JSON.stringify(result);
     const redacted = redactValues(json, values);
     return redacted === json ? result : (JSON.parse(redacted) as ActionResult);
