@@ -73,6 +73,29 @@ function chromiumPss(): Pss {
   return { mb: kb / 1024, processes };
 }
 
+/** PSS of one process in kB (0 once it ended). */
+function pssKb(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0; // ended between listing and reading
+  }
+}
+
+/**
+ * PSS of this process (the server and the bench's clients) and of everything below it: Chromium,
+ * and whatever else the server started (encoders, workers).
+ */
+export type TreePss = Pss & { serverMb: number };
+
+export function treePss(): TreePss {
+  const below = descendants(process.pid);
+  const server = pssKb(process.pid);
+  const kb = below.reduce((sum, pid) => sum + pssKb(pid), server);
+  return { mb: kb / 1024, serverMb: server / 1024, processes: below.length + 1 };
+}
+
 /** Clock ticks (USER_HZ) the whole machine spent busy, and stolen by the hypervisor. */
 function machineTicks(): { busy: number; steal: number } {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1);
@@ -116,18 +139,29 @@ export function noiseMeter(): () => Noise {
 /** After the pool is full and the process count has stopped moving: the median of 5 readings. */
 export async function settledPss(server: TestServer): Promise<Pss> {
   await server.core.browsers.whenWarm();
+  return settled(chromiumPss, 2);
+}
+
+/** Like settledPss, over the whole tree: this process (the server) and everything below it. */
+export async function settledTreePss(server: TestServer): Promise<TreePss> {
+  await server.core.browsers.whenWarm();
+  return settled(treePss, 5);
+}
+
+/** Once the process count has stopped moving and PSS within `mb`: the median of 5 readings. */
+async function settled<T extends Pss>(read: () => T, mb: number): Promise<T> {
   await sleep(1000);
-  let last = chromiumPss();
+  let last = read();
   for (let i = 0; i < 20; i++) {
     await sleep(250);
-    const now = chromiumPss();
-    const stable = now.processes === last.processes && Math.abs(now.mb - last.mb) < 2;
+    const now = read();
+    const stable = now.processes === last.processes && Math.abs(now.mb - last.mb) < mb;
     last = now;
     if (stable) break;
   }
-  const readings: Pss[] = [];
+  const readings: T[] = [];
   for (let i = 0; i < 5; i++) {
-    readings.push(chromiumPss());
+    readings.push(read());
     await sleep(150);
   }
   readings.sort((a, b) => a.mb - b.mb);

@@ -40,7 +40,7 @@ export async function benchTaskSteps({ server, client, url, report }: Bench): Pr
   }
 }
 
-async function stepTimes(
+export async function stepTimes(
   base: { url: string; key: string; model: string },
   computer: string,
 ): Promise<number[]> {
