@@ -24,6 +24,7 @@ import { benchActions } from './cases/actions.js';
 import { benchApprovals } from './cases/approvals.js';
 import { benchCdp } from './cases/cdp.js';
 import { benchCreateDelete } from './cases/create-delete.js';
+import { benchDensity } from './cases/density.js';
 import { benchDesktop } from './cases/desktop.js';
 import { benchExec } from './cases/exec.js';
 import { benchFrameLatency } from './cases/frame-latency.js';
@@ -34,6 +35,7 @@ import { benchMemory } from './cases/memory.js';
 import { benchModels, benchResponses } from './cases/responses.js';
 import { benchRecording } from './cases/recording.js';
 import { benchScreencast } from './cases/screencast.js';
+import { benchTaskScale } from './cases/task-scale.js';
 import { benchTaskSteps } from './cases/task-steps.js';
 import { BenchClient } from './client.js';
 import { chromiumProcesses, noiseMeter } from './proc.js';
@@ -42,18 +44,23 @@ import { round } from './stats.js';
 
 /**
  * warm_pool 2 is the shipped default (the test helper sets 1). The limits are raised so they never
- * shape what is measured: 4 × 5 idle computers for the memory rounds, and bursts of ~1000 requests/s
- * in the action loops (the per-key rate limit defaults to 100/s, burst 200).
+ * shape what is measured: 50 idle computers at once for the density case, and bursts of ~1000
+ * requests/s in the action loops (the per-key rate limit defaults to 100/s, burst 200).
  */
 const SETTINGS = {
   browser: { warm_pool: 2 },
-  limits: { browsers_per_org: 20, requests_per_second: 100_000, burst: 100_000 },
+  limits: { browsers_per_org: 60, requests_per_second: 100_000, burst: 100_000 },
   models: benchModels(),
 };
 const RESULTS_PATH = join(import.meta.dirname, 'results.json');
 
 let server: TestServer | undefined;
 let fixtures: FixtureServer | undefined;
+
+// tsx turns source maps on; the built app (out/) runs without them. Playwright captures a stack at
+// every call, and mapping each frame back to TypeScript cost an API click, whose stack is deeper
+// than the raw side's, 0.65 ms in a CPU profile of 1,600 clicks: a cost of the bench, not the app.
+process.setSourceMapsEnabled(false);
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -76,10 +83,12 @@ async function main(): Promise<void> {
     ['exec', benchExec],
     ['responses', benchResponses],
     ['task-steps', benchTaskSteps],
+    ['task-scale', benchTaskScale],
     ['desktop', benchDesktop],
     ['screencast', benchScreencast],
     ['frame-latency', benchFrameLatency],
     ['memory', benchMemory],
+    ['density', benchDensity],
     ['recording', benchRecording],
     ['approvals', benchApprovals],
     ['mcp', benchMcp],
@@ -135,7 +144,8 @@ async function main(): Promise<void> {
       'request, reading, parsing and checking the answer. raw: Playwright on the same Browser (core.browsers.launch()). Samples interleaved ' +
       'with rotating order after warm-up; p50/p90 by linear interpolation. POST /computers on the warm path ' +
       '(core.browsers.whenWarm() before every create). Memory: PSS from /proc/<pid>/smaps_rollup summed over ' +
-      'the Chromium processes below the bench process.',
+      'the Chromium processes below the bench process (density: over the bench process, which is the ' +
+      'server, and every process below it).',
     duration_s: round(seconds, 1),
     machine_noise: machineNoise,
   });
