@@ -17,12 +17,21 @@ export async function benchActions({ server, client, browser, url, report }: Ben
   try {
     await reset();
 
-    const [floor] = await interleave(20, 100, [() => client.timed('GET', `${at}/status`)]);
+    const [floor, postFloor] = await interleave(20, 100, [
+      () => client.timed('GET', `${at}/status`),
+      () => client.timed('POST', `${at}/keepalive`, {}),
+    ]);
     report.timing(
       'http floor: GET /computers/{id}/status',
       { api: floor },
       { kind: 'reference' },
       'fetch + Express + auth, no browser work',
+    );
+    report.timing(
+      'http floor with a body: POST /computers/{id}/keepalive',
+      { api: postFloor },
+      { kind: 'reference' },
+      'what a JSON body adds to the floor (fetch sends it, Express reads and parses it)',
     );
 
     // Issue 20: an action costs at most one authenticated request (the floor) + 0.5 ms over raw.
