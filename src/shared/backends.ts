@@ -11,7 +11,12 @@ export const Backend = z
       .enum(['up', 'down'])
       .describe('down: its last health check or connection failed; no computer is placed there.'),
     capacity: z.number().int().describe('max_computers in settings.'),
-    running: z.number().int().describe('Browser computers on it now (of every organization).'),
+    running: z
+      .number()
+      .int()
+      .describe(
+        "Browser computers on it now: every organization's for the owner's keys, only its own for another organization's.",
+      ),
   })
   .meta({ id: 'Backend' });
 export type Backend = z.infer<typeof Backend>;

@@ -27,6 +27,8 @@ type Entry = {
 /** A computer's place on a backend, held from placement until it ends. */
 export type Placement = {
   readonly backend: string;
+  /** The organization whose computer it is. */
+  readonly org: string;
   /** The engine, for a remote backend. */
   readonly remote: RemoteBackend | undefined;
   /** Frees its slot (once; later calls do nothing). */
@@ -76,14 +78,19 @@ export class BackendPool {
     return this.entries.some((entry) => !entry.remote);
   }
 
-  list(): Backend[] {
+  /**
+   * The backends as `org` may see them: the machine's configuration is everyone's to read, but
+   * another organization's computers are not counted for it (only the owner, `forOrg`
+   * undefined, sees every computer in `running`).
+   */
+  list(forOrg?: string): Backend[] {
     return this.entries.map((entry) => ({
       name: entry.name,
       type: entry.type,
       url: entry.url,
       status: entry.status,
       capacity: entry.capacity,
-      running: entry.computers.size,
+      running: [...entry.computers].filter((placed) => !forOrg || placed.org === forOrg).length,
     }));
   }
 
@@ -92,7 +99,7 @@ export class BackendPool {
    * at once so simultaneous creates do not both count the same slot. `localOnly`: a computer
    * that needs this machine's Chromium (one created with cdp).
    */
-  place(localOnly = false): Placement {
+  place(org: string, localOnly = false): Placement {
     const candidates = this.entries.filter(
       (entry) => (!localOnly || !entry.remote) && entry.status === 'up',
     );
@@ -111,6 +118,7 @@ export class BackendPool {
     const entry = best;
     const placement: Placement = {
       backend: entry.name,
+      org,
       remote: entry.remote,
       release: () => void entry.computers.delete(placement),
       onLost: undefined,

@@ -95,7 +95,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     for (;;) {
       let placement: Placement;
       try {
-        placement = this.backends.place(cdp);
+        placement = this.backends.place(context.org, cdp);
       } catch (error) {
         throw failed ?? error;
       }
