@@ -33,6 +33,7 @@ import { benchMcp } from './cases/mcp.js';
 import { benchMemory } from './cases/memory.js';
 import { benchModels, benchResponses } from './cases/responses.js';
 import { benchRecording } from './cases/recording.js';
+import { benchRemoteBackends } from './cases/remote-backends.js';
 import { benchScreencast } from './cases/screencast.js';
 import { benchTaskSteps } from './cases/task-steps.js';
 import { BenchClient } from './client.js';
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     ['approvals', benchApprovals],
     ['mcp', benchMcp],
     ['cdp', benchCdp],
+    ['remote-backends', benchRemoteBackends],
     // Last: the UI's own Chromium must not be running while memory is measured.
     ['live-view', benchLiveView],
   ];

@@ -365,7 +365,7 @@ async function everythingWorks(server: TestServer, backend: string): Promise<str
   const frame = await eventually(async () => {
     const event = await screencast.next(SLOW);
     const data = event?.data as { image_data?: string; metadata?: { width: number } };
-    return data?.image_data && data;
+    return data?.image_data ? data : undefined;
   }, SLOW);
   expect(frame.metadata!.width).toBe(1280);
   screencast.close();
