@@ -388,9 +388,19 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     // Ended while the context is there to end its trace (and with the tabs known for the HAR).
     await this.recording?.stop();
     this.tabs.clear();
-    await this.context.close().catch(() => {});
+    // A remote browser whose machine went silent never answers the close: it is not waited for
+    // longer than REMOTE_CLOSE_MS (its backend's loss ends it there anyway).
+    const closed = this.context.close().catch(() => {});
+    await (this.options.host.remote ? Promise.race([closed, sleep(REMOTE_CLOSE_MS)]) : closed);
     await this.options.release?.().catch(() => {});
   }
+}
+
+/** How long the end of a computer on a remote backend waits for its context to close. */
+const REMOTE_CLOSE_MS = 5000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function layoutKey(key: Key): string {
