@@ -34,6 +34,7 @@ import { benchMcp } from './cases/mcp.js';
 import { benchMemory } from './cases/memory.js';
 import { benchModels, benchResponses } from './cases/responses.js';
 import { benchRecording } from './cases/recording.js';
+import { benchRemoteBackends } from './cases/remote-backends.js';
 import { benchScreencast } from './cases/screencast.js';
 import { benchTaskScale } from './cases/task-scale.js';
 import { benchTaskSteps } from './cases/task-steps.js';
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
     ['approvals', benchApprovals],
     ['mcp', benchMcp],
     ['cdp', benchCdp],
+    ['remote-backends', benchRemoteBackends],
     // Last: the UI's own Chromium must not be running while memory is measured.
     ['live-view', benchLiveView],
   ];

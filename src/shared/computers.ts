@@ -11,6 +11,7 @@ export const TerminationReason = z.enum([
   'max_lifetime',
   'crashed',
   'shutdown',
+  'backend_lost',
 ]);
 export type TerminationReason = z.infer<typeof TerminationReason>;
 
@@ -88,6 +89,12 @@ export const Computer = z
       .nullable()
       .describe(
         'ws://HOST:PORT/cdp/{id}?token=… while a computer created with cdp runs; null otherwise. The token is a secret.',
+      ),
+    backend: z
+      .string()
+      .nullable()
+      .describe(
+        'The browser backend (browser.backends in settings) the computer runs on; null for a desktop.',
       ),
     terminated_at: Timestamp.optional(),
     termination_reason: TerminationReason.optional(),

@@ -68,10 +68,99 @@ const ServerSettings = section('server', {
   allowed_hosts: z.array(z.string()).default(['localhost', '127.0.0.1']),
   cors_origins: z.array(z.string()).default([]),
 });
+export const BACKEND_TYPES = ['local', 'playwright', 'selenium'] as const;
+export type BackendType = (typeof BACKEND_TYPES)[number];
+
+const backendFields = {
+  /** How GET /backends and the Computer object name it. */
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'a name is 1 to 63 letters, digits, . _ or -'),
+  type: z.enum(BACKEND_TYPES),
+  /** playwright: the server's ws:// endpoint; selenium: the hub's http:// address; local: none. */
+  url: z.string().optional(),
+  /** Browser computers it may run at once. */
+  max_computers: z.number().int().min(1).max(10_000).default(20),
+  /**
+   * playwright only: the Chromium on the server's machine to launch (the server must run with
+   * --unsafe to accept it); unset, the server launches its own installed Chromium.
+   */
+  executable_path: z.string().min(1).optional(),
+};
+export const BrowserBackendSettings = z
+  .strictObject(backendFields, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.join(', ')} is not a field of a browser backend (known: ${Object.keys(backendFields).join(', ')})`
+        : undefined,
+  })
+  .superRefine(checkBackendUrl);
+export type BrowserBackendSettings = z.infer<typeof BrowserBackendSettings>;
+
+const URL_SCHEMES: Record<BackendType, RegExp | undefined> = {
+  local: undefined,
+  playwright: /^wss?:$/,
+  selenium: /^https?:$/,
+};
+
+/** A remote backend needs a URL of its protocol; the local one has none. */
+function checkBackendUrl(backend: { type: BackendType; url?: string }, ctx: z.core.$RefinementCtx) {
+  const scheme = URL_SCHEMES[backend.type];
+  const problem = (message: string) => ctx.addIssue({ code: 'custom', path: ['url'], message });
+  if (!scheme) {
+    if (backend.url !== undefined) problem('a local backend has no url');
+    return;
+  }
+  const example =
+    backend.type === 'playwright' ? 'ws://host:port/ (playwright run-server)' : 'http://hub:4444';
+  let parsed: URL | undefined;
+  try {
+    parsed = backend.url === undefined ? undefined : new URL(backend.url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !scheme.test(parsed.protocol)) {
+    problem(`a ${backend.type} backend needs a url like ${example}`);
+  }
+}
+
+/** Names are unique, and there is at most one local backend (this machine's Chromium). */
+function checkBackends(backends: BrowserBackendSettings[], ctx: z.core.$RefinementCtx) {
+  const seen = new Set<string>();
+  for (const [index, backend] of backends.entries()) {
+    if (seen.has(backend.name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'name'],
+        message: `backend name "${backend.name}" is used twice; each backend needs its own name`,
+      });
+    }
+    seen.add(backend.name);
+  }
+  if (backends.filter((backend) => backend.type === 'local').length > 1) {
+    ctx.addIssue({ code: 'custom', message: 'at most one backend may be of type "local"' });
+  }
+}
+
+const DEFAULT_BACKENDS: BrowserBackendSettings[] = [
+  { name: 'local', type: 'local', max_computers: 20 },
+];
+
 const BrowserSettings = section('browser', {
   executable_path: z.string().nullable().default(null),
   headless: z.boolean().default(true),
   warm_pool: z.number().int().min(0).max(20).default(2),
+  /**
+   * Where browser computers run (docs/API.md §17): this machine's Chromium and remote engines
+   * (Playwright servers, Selenium Grid 4 hubs). A new computer goes to the one with the most
+   * free capacity.
+   */
+  backends: z
+    .array(BrowserBackendSettings)
+    .min(1, 'list at least one backend (the default is [{"name": "local", "type": "local"}])')
+    .max(100)
+    .superRefine(checkBackends)
+    .default(DEFAULT_BACKENDS),
 });
 const DesktopSettings = section('desktop', { host_mode: z.boolean().default(false) });
 const ExecSettings = section('exec', {

@@ -82,6 +82,7 @@ export const ROUTES = [
   'GET /secrets',
   'DELETE /secrets/:name',
   'GET /v1/usage',
+  'GET /backends',
 ] as const;
 
 /** A valid body for each route that takes one (used where only the id or the encoding is wrong). */

@@ -950,6 +950,12 @@ const ACCEPTED: Accepted[] = [
     check: (response) => expect(response.body).toMatchObject({ object: 'list' }),
   },
   {
+    route: 'GET /backends',
+    name: 'unknown query parameters',
+    query: '?status=down',
+    check: (response) => expect(response.body).toMatchObject([{ name: 'local', status: 'up' }]),
+  },
+  {
     route: 'GET /v1/models',
     name: 'unknown query parameters',
     query: '?limit=1',

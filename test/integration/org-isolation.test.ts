@@ -229,6 +229,16 @@ function casesFor(route: Route): Case[] {
       return [{ method, path, statuses: [200] }];
     case 'PUT /policies':
       return [{ method, path, body: [], statuses: [403] }];
+    // The machine's backends are everyone's to read; our computers are not counted for them.
+    case 'GET /backends':
+      return [
+        {
+          method,
+          path,
+          statuses: [200],
+          check: (answer) => expect(answer.body).toEqual([expect.objectContaining({ running: 0 })]),
+        },
+      ];
     case 'GET /approvals':
     case 'GET /attention':
       return [{ method, path, statuses: [200], check: empty }];

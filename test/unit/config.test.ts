@@ -19,7 +19,12 @@ describe('settings', () => {
       allowed_hosts: ['localhost', '127.0.0.1'],
       cors_origins: [],
     });
-    expect(settings.browser).toEqual({ executable_path: null, headless: true, warm_pool: 2 });
+    expect(settings.browser).toEqual({
+      executable_path: null,
+      headless: true,
+      warm_pool: 2,
+      backends: [{ name: 'local', type: 'local', max_computers: 20 }],
+    });
     expect(settings.limits.max_tabs).toBe(20);
     expect(settings.exec.enabled).toBe(true);
     expect(settings.models.default).toBe('tzafon.northstar-cua-fast');

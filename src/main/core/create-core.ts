@@ -8,6 +8,7 @@ import { BrowserHost } from './computers/browser/browser-host.js';
 import { ComputerRegistry } from './computers/computer-registry.js';
 import { ComputerService } from './facades/computer-service.js';
 import { BrowserDriver } from './computers/drivers/browser-driver.js';
+import { BackendPool } from './computers/backends/backend-pool.js';
 import { DesktopDriver } from './computers/drivers/desktop-driver.js';
 import type { ComputerDriver } from './computers/drivers/driver.js';
 import { HostDriver } from './computers/drivers/host-driver.js';
@@ -134,8 +135,13 @@ export async function createCore(options: CoreOptions) {
   screenshots.onSaved = (computerId, file) => void recorder.screenshotSaved(computerId, file);
   const { workerEntry } = options;
   const host = new HostDriver({ environments, settings, workerEntry });
+  // Where browser computers run (a restart key, like the shared Chromium's launch options).
+  const backends = new BackendPool(settings().browser.backends, {
+    headless: settings().browser.headless,
+    tracesDir: browsers.tracesDir,
+  });
   const drivers = new Map<ComputerKind, ComputerDriver>([
-    ['browser', new BrowserDriver({ browsers, environments, settings })],
+    ['browser', new BrowserDriver({ browsers, backends, environments, settings })],
     ['desktop', new DesktopDriver({ environments, settings, host, workerEntry })],
   ]);
   const registry = new ComputerRegistry({
@@ -225,7 +231,7 @@ export async function createCore(options: CoreOptions) {
   });
   source.subscribe(() => registry.settingsChanged());
   const blockFiles = new IpBlockFiles(dataDir, guards.failures);
-  browsers.prewarm();
+  if (backends.hasLocal) browsers.prewarm();
 
   return {
     /** The settings as they are now: a frozen snapshot (change them through settingsService). */
@@ -240,6 +246,7 @@ export async function createCore(options: CoreOptions) {
     screencasts,
     screenshots,
     browsers,
+    backends,
     events,
     recorder,
     scrubber,
@@ -272,6 +279,7 @@ export async function createCore(options: CoreOptions) {
         () => screencasts.close(),
         () => registry.close(),
         () => recorder.close(),
+        () => backends.close(),
         () => browsers.close(),
         () => responses.close(),
         () => screenshots.close(),

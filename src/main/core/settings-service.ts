@@ -9,7 +9,8 @@ import { readStoredSettings, writeStoredSettings } from './store/settings-store.
 type Values = Record<string, unknown>;
 
 /**
- * Read once at start: the listener, and the one shared Chromium's launch options and warm pool.
+ * Read once at start: the listener, the one shared Chromium's launch options and warm pool, and
+ * the browser backends.
  * Every other key is read where it is used, from the snapshot current at that moment.
  */
 export const RESTART_KEYS: readonly string[] = [
@@ -18,6 +19,7 @@ export const RESTART_KEYS: readonly string[] = [
   'browser.executable_path',
   'browser.headless',
   'browser.warm_pool',
+  'browser.backends',
 ];
 
 const DEFAULTS = Settings.parse({});

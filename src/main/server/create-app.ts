@@ -11,6 +11,7 @@ import { recordingHandlers } from './handlers/recordings.handlers.js';
 import { approvalHandlers } from './handlers/approvals.handlers.js';
 import { secretHandlers } from './handlers/secrets.handlers.js';
 import { usageHandlers } from './handlers/usage.handlers.js';
+import { backendHandlers } from './handlers/backends.handlers.js';
 import { responseHandlers } from './handlers/responses.handlers.js';
 import { streamHandlers } from './handlers/streams.handlers.js';
 import { taskHandlers } from './handlers/tasks.handlers.js';
@@ -63,6 +64,7 @@ export function createApp(core: Core, options: AppOptions = {}) {
     ...approvalHandlers(core),
     ...secretHandlers(core),
     ...usageHandlers(core),
+    ...backendHandlers(core),
   };
   const { publicRoutes, routes } = registerRoutes(handlers, {
     validateAnswers: options.validateAnswers ?? process.env.NODE_ENV === 'test',

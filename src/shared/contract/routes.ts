@@ -8,6 +8,7 @@ import { TASK_ROUTES } from './tasks.contract.js';
 import { APPROVAL_ROUTES } from './approvals.contract.js';
 import { SECRET_ROUTES } from './secrets.contract.js';
 import { USAGE_ROUTES } from './usage.contract.js';
+import { BACKEND_ROUTES } from './backends.contract.js';
 import type { RouteDef } from './route.js';
 
 /**
@@ -27,6 +28,7 @@ export const ROUTES = {
   ...APPROVAL_ROUTES,
   ...SECRET_ROUTES,
   ...USAGE_ROUTES,
+  ...BACKEND_ROUTES,
   ...KEY_ROUTES,
   ...SETTINGS_ROUTES,
 } as const satisfies Record<string, RouteDef>;

@@ -112,7 +112,8 @@ export class ComputerRegistry {
         maxTabs: this.deps.maxTabs,
         recording,
         report: (activity) => this.deps.events.publish(id, activity),
-        onCrash: () => void (created.session && this.terminate(created.session, 'crashed')),
+        onCrash: (reason = 'crashed') =>
+          void (created.session && this.terminate(created.session, reason)),
       });
       const session = new ComputerSession(
         {
@@ -135,6 +136,7 @@ export class ComputerRegistry {
       );
       session.sandbox = started.sandbox;
       session.cdp = started.cdp;
+      session.backend = started.backend;
       created.session = session;
       this.sessions.set(id, session);
       this.arm(session);
@@ -301,7 +303,10 @@ export class ComputerRegistry {
     // Its driver says whether its state is read before the close or after; a failed save still
     // frees the computer.
     const driver = this.driver(session.spec.kind);
-    if (reason !== 'crashed') await this.deps.recorder?.closing(session).catch(() => {});
+    // A crashed or lost browser has no screen left to look at.
+    if (reason !== 'crashed' && reason !== 'backend_lost') {
+      await this.deps.recorder?.closing(session).catch(() => {});
+    }
     const savedAfterClose = driver.savesAfterClose === true;
     if (savedAfterClose) await session.operator.close();
     const failed = await this.save(session, driver).then(

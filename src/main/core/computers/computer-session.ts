@@ -48,6 +48,8 @@ export class ComputerSession {
   sandbox: ComputerSandbox | undefined;
   /** Set when it was created with cdp: its browser's endpoint and the token that opens it. */
   cdp: CdpAccess | undefined;
+  /** The browser backend it runs on (browser.backends); undefined for a desktop. */
+  backend: string | undefined;
 
   constructor(
     readonly spec: SessionSpec,
@@ -134,6 +136,7 @@ export class ComputerSession {
         live_view: `${baseUrl}/ui/#/computers/${this.id}`,
       },
       cdp_url: this.cdpUrl(baseUrl),
+      backend: this.backend ?? null,
       ...(this.terminatedAt !== undefined && {
         terminated_at: iso(this.terminatedAt),
         termination_reason: this.terminationReason,

@@ -172,6 +172,31 @@ export function detectChromiumSandbox(executablePath: string): SandboxDecision {
 /** Playwright's options plus scripts every page of the context runs first (stealth's). */
 export type ComputerContextOptions = BrowserContextOptions & { initScripts?: string[] };
 
+/** Where a browser computer's contexts come from: this machine's Chromium or a remote one. */
+export type ContextSource = {
+  /** Where Playwright's tracing writes as it goes (for a remote browser: where its trace lands). */
+  readonly tracesDir: string;
+  newContext(options: ComputerContextOptions): Promise<FreshContext>;
+  /** Set when the browser runs elsewhere: its trace is fetched when it ends. */
+  readonly remote?: boolean;
+};
+
+/** A context of `browser` with its init scripts and a first page. */
+export async function openContext(
+  browser: Browser,
+  options: ComputerContextOptions,
+): Promise<FreshContext> {
+  const { initScripts = [], ...contextOptions } = options;
+  const context = await browser.newContext(contextOptions);
+  try {
+    for (const script of initScripts) await context.addInitScript(script);
+    return { context, page: await context.newPage() };
+  } catch (error) {
+    await context.close().catch(() => {});
+    throw error;
+  }
+}
+
 /** Default context shape: the only one the warm pool prepares. */
 const POOL_VIEWPORT = { width: 1280, height: 720 };
 
@@ -179,7 +204,7 @@ const POOL_VIEWPORT = { width: 1280, height: 720 };
  * The one shared Chromium (launched on first need, relaunched after a crash) and a small pool of
  * ready contexts so creating a computer does not wait for newContext + newPage.
  */
-export class BrowserHost {
+export class BrowserHost implements ContextSource {
   private browser: Promise<Browser> | undefined;
   private ready: FreshContext[] = [];
   private filling: Promise<void> | undefined;
@@ -225,16 +250,7 @@ export class BrowserHost {
   }
 
   async newContext(options: ComputerContextOptions): Promise<FreshContext> {
-    const { initScripts = [], ...contextOptions } = options;
-    const browser = await this.launch();
-    const context = await browser.newContext(contextOptions);
-    try {
-      for (const script of initScripts) await context.addInitScript(script);
-      return { context, page: await context.newPage() };
-    } catch (error) {
-      await context.close().catch(() => {});
-      throw error;
-    }
+    return openContext(await this.launch(), options);
   }
 
   launch(): Promise<Browser> {

@@ -19,7 +19,7 @@ import { Activity } from '../activity.js';
 import type { RecordingSink } from '../drivers/driver.js';
 import { BrowserRecording, type OpenedSession } from './browser-recording.js';
 import { startBrowserCapture } from './browser-screencast.js';
-import { firstLine, type BrowserHost, type FreshContext } from './browser-host.js';
+import { firstLine, type ContextSource, type FreshContext } from './browser-host.js';
 import {
   BrowserTabs,
   loadNewTab,
@@ -65,7 +65,8 @@ function isTabAction(
 const CDP_BUTTONS = { back: 8, forward: 16 } as const;
 
 export type BrowserOperatorOptions = {
-  host: BrowserHost;
+  /** Where its contexts come from (change_proxy makes another one there). */
+  host: ContextSource;
   /** The context is the default one of a Chromium of its own (a computer with cdp). */
   ownBrowser?: boolean;
   contextOptions: BrowserContextOptions;
@@ -77,6 +78,8 @@ export type BrowserOperatorOptions = {
   report?: (activity: TabActivity) => void;
   /** Set when the computer is recorded: its requests, console and trace go there. */
   recording?: RecordingSink;
+  /** Frees what the computer held besides its context (a remote browser's session), once. */
+  release?: () => Promise<void>;
 };
 
 /** A browser computer: one BrowserContext of the shared Chromium, its pages as tabs. */
@@ -108,6 +111,7 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     if (options.recording) {
       this.recording = new BrowserRecording(options.recording, {
         tracesDir: options.host.tracesDir,
+        remote: options.host.remote === true,
         tabIdOf: (page) => this.tabs.all().find((tab) => tab.page === page)?.id,
       });
       if (fresh.network) this.opened = { page: fresh.page, session: fresh.network };
@@ -384,8 +388,19 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     // Ended while the context is there to end its trace (and with the tabs known for the HAR).
     await this.recording?.stop();
     this.tabs.clear();
-    await this.context.close().catch(() => {});
+    // A remote browser whose machine went silent never answers the close: it is not waited for
+    // longer than REMOTE_CLOSE_MS (its backend's loss ends it there anyway).
+    const closed = this.context.close().catch(() => {});
+    await (this.options.host.remote ? Promise.race([closed, sleep(REMOTE_CLOSE_MS)]) : closed);
+    await this.options.release?.().catch(() => {});
   }
+}
+
+/** How long the end of a computer on a remote backend waits for its context to close. */
+const REMOTE_CLOSE_MS = 5000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function layoutKey(key: Key): string {

@@ -11,6 +11,8 @@ import { PageNetwork } from './page-network.js';
 export type BrowserRecordingOptions = {
   /** The browser's tracesDir, where tracing writes as it goes. */
   tracesDir: string;
+  /** The browser runs on another machine (its trace is fetched when a context ends). */
+  remote?: boolean;
   /** The tab id of a page, once the computer's tabs know it. */
   tabIdOf: (page: Page) => string | undefined;
 };
@@ -38,7 +40,7 @@ export class BrowserRecording {
     this.har.on('error', () => {
       // A full disk loses the HAR from there on; the computer runs on.
     });
-    this.trace = new BrowserTrace(sink.dir, options.tracesDir);
+    this.trace = new BrowserTrace(sink.dir, options.tracesDir, options.remote);
   }
 
   /**

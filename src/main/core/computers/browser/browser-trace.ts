@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { BrowserContext } from 'playwright-core';
 import yazl from 'yazl';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../../store/private-files.js';
+import { unpackRemoteTrace } from './remote-trace.js';
 
 /** The Playwright trace of a recorded browser computer, in its recording's folder. */
 export const TRACE_FILE = 'trace.zip';
@@ -19,6 +20,8 @@ const PARTS_FILE = 'trace.parts';
  */
 /** How long the end of a trace may wait for what a context still has in flight. */
 const STOP_WAIT_MS = 2000;
+/** The same for a remote browser, whose trace also travels back over its connection. */
+const REMOTE_STOP_WAIT_MS = 10_000;
 const TRACING = { screenshots: false, snapshots: false, sources: false } as const;
 
 /**
@@ -28,10 +31,13 @@ const TRACING = { screenshots: false, snapshots: false, sources: false } as cons
  */
 export class BrowserTrace {
   private readonly parts: string[] = [];
+  private readonly partOf = new WeakMap<BrowserContext, string>();
 
   constructor(
     private readonly dir: string,
     private readonly tracesDir: string,
+    /** The browser runs elsewhere: its tracing writes there, and end() fetches each part. */
+    private readonly remote = false,
   ) {}
 
   /** Traces a context from now on; a context that cannot be traced is left untraced. */
@@ -50,6 +56,7 @@ export class BrowserTrace {
       return;
     }
     this.parts.push(part);
+    this.partOf.set(context, part);
     await appendFile(join(this.dir, PARTS_FILE), `${part}\n`, { mode: PRIVATE_FILE }).catch(
       () => {},
     );
@@ -61,11 +68,28 @@ export class BrowserTrace {
     // a request that never answers keeps stop() waiting for that response: it is not waited for
     // longer than STOP_WAIT_MS (the trace has everything up to then).
     let timer: NodeJS.Timeout | undefined;
+    const part = this.partOf.get(context);
     await Promise.race([
-      context.tracing.stop().catch(() => {}),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
+      this.remote && part ? this.fetchPart(context, part) : context.tracing.stop().catch(() => {}),
+      new Promise<void>(
+        (resolve) =>
+          (timer = setTimeout(resolve, this.remote ? REMOTE_STOP_WAIT_MS : STOP_WAIT_MS)),
+      ),
     ]);
     clearTimeout(timer);
+  }
+
+  /** A remote context's trace, sent over its connection and unpacked into its part's files. */
+  private async fetchPart(context: BrowserContext, part: string): Promise<void> {
+    const zipPath = `${part}.zip`;
+    try {
+      await context.tracing.stop({ path: zipPath });
+      await unpackRemoteTrace(zipPath, part);
+    } catch {
+      // A backend gone with its context leaves no trace of it.
+    } finally {
+      await rm(zipPath, { force: true });
+    }
   }
 
   /** Writes trace.zip from every part, then removes the parts. */

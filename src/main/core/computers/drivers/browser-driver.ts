@@ -4,7 +4,9 @@ import type { BrowserContextOptions } from 'playwright-core';
 import type { Display } from '../../../../shared/common.js';
 import type { CreateComputerBody } from '../../../../shared/computers.js';
 import type { Settings } from '../../config.js';
-import { invalidRequest } from '../../errors.js';
+import { BenchtopError, invalidRequest } from '../../errors.js';
+import { BackendPool, type Placement } from '../backends/backend-pool.js';
+import type { RemoteBackend, StorageState } from '../backends/remote-backend.js';
 import type { EnvironmentState, EnvironmentStore } from '../../store/environment-store.js';
 import type { BrowserHost, ComputerContextOptions, FreshContext } from '../browser/browser-host.js';
 import {
@@ -23,22 +25,33 @@ import {
   type StartedComputer,
 } from './driver.js';
 
-/** Cookies, localStorage and IndexedDB of a browser context, as Playwright saves them. */
-type StorageState = Exclude<BrowserContextOptions['storageState'], string | undefined>;
-
 export type BrowserDriverDeps = {
   browsers: BrowserHost;
+  /**
+   * Where computers run: this machine's Chromium and remote backends (browser.backends); only
+   * this machine's when not given.
+   */
+  backends?: BackendPool;
   environments: EnvironmentStore;
   settings: () => Settings;
 };
 
-/** Browser computers: a context of the shared Chromium each. */
+/** Browser computers: a context each, of the shared Chromium or of a remote backend's. */
 export class BrowserDriver implements ComputerDriver<BrowserOperator> {
   readonly kind = 'browser' as const;
   readonly capabilities = BROWSER_CAPABILITIES;
   readonly savesAfterClose = false;
 
-  constructor(private readonly deps: BrowserDriverDeps) {}
+  private readonly backends: BackendPool;
+
+  constructor(private readonly deps: BrowserDriverDeps) {
+    this.backends =
+      deps.backends ??
+      new BackendPool([{ name: 'local', type: 'local', max_computers: 10_000 }], {
+        headless: deps.browsers.settings.headless,
+        tracesDir: deps.browsers.tracesDir,
+      });
+  }
 
   prepare(body: CreateComputerBody): ComputerPlan {
     const display = { ...DEFAULT_DISPLAY, ...body.display };
@@ -62,16 +75,86 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     return { kind: 'browser', storageState: await operator.storageState() };
   }
 
+  /**
+   * On the backend with the most free capacity; one that fails to open it is marked down and
+   * the next one is tried, so a backend that just went away costs a create no error.
+   */
   private async start(
     contextOptions: ComputerContextOptions,
     context: StartContext,
     cdp: boolean,
   ): Promise<StartedComputer> {
-    const { browsers, environments } = this.deps;
     const storageState =
       context.environmentId === undefined
         ? undefined
-        : ((await environments.storageState(context.org, context.environmentId)) as StorageState);
+        : ((await this.deps.environments.storageState(
+            context.org,
+            context.environmentId,
+          )) as StorageState);
+    let failed: unknown;
+    for (;;) {
+      let placement: Placement;
+      try {
+        placement = this.backends.place(context.org, cdp);
+      } catch (error) {
+        throw failed ?? error;
+      }
+      try {
+        const started = placement.remote
+          ? await this.startRemote(
+              placement,
+              placement.remote,
+              contextOptions,
+              context,
+              storageState,
+            )
+          : await this.startLocal(placement, contextOptions, context, cdp, storageState);
+        return { ...started, backend: placement.backend };
+      } catch (error) {
+        placement.release();
+        if (!placement.remote || !(error instanceof BenchtopError) || error.code !== 'unavailable')
+          throw error;
+        this.backends.markDown(placement.backend);
+        failed = error;
+      }
+    }
+  }
+
+  private async startRemote(
+    placement: Placement,
+    remote: RemoteBackend,
+    contextOptions: ComputerContextOptions,
+    context: StartContext,
+    storageState: StorageState | undefined,
+  ): Promise<StartedComputer> {
+    const opened = await remote.open({ ...contextOptions, storageState });
+    // Its context closing without close() means the backend or its connection went away.
+    const lost = () => context.onCrash('backend_lost');
+    placement.onLost = lost;
+    const operator = new BrowserOperator(opened.fresh, {
+      host: opened.contexts,
+      contextOptions,
+      maxTabs: context.maxTabs,
+      onCrash: lost,
+      report: context.report,
+      recording: context.recording,
+      release: async () => {
+        placement.release();
+        await opened.release();
+      },
+    });
+    await operator.startRecording();
+    return { operator, env: {} };
+  }
+
+  private async startLocal(
+    placement: Placement,
+    contextOptions: ComputerContextOptions,
+    context: StartContext,
+    cdp: boolean,
+    storageState: StorageState | undefined,
+  ): Promise<StartedComputer> {
+    const { browsers } = this.deps;
     const own = cdp ? await this.ownBrowser(contextOptions, context, storageState) : undefined;
     // A restored context carries its state from the start, so it never comes from the warm pool.
     const fresh =
@@ -87,6 +170,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       onCrash: context.onCrash,
       report: context.report,
       recording: context.recording,
+      release: () => Promise.resolve(placement.release()),
     });
     await operator.startRecording();
     const access: CdpAccess | undefined = own && {

@@ -57,8 +57,11 @@ export type StartContext = {
   /** limits.max_tabs as it is at each call. */
   maxTabs: () => number;
   report: (activity: ComputerActivity) => void;
-  /** To call once if the computer dies on its own (never during start: that fails start). */
-  onCrash: () => void;
+  /**
+   * To call once if the computer dies on its own (never during start: that fails start):
+   * `backend_lost` when the remote backend it ran on went away.
+   */
+  onCrash: (reason?: 'crashed' | 'backend_lost') => void;
 };
 
 export type StartedComputer = {
@@ -71,6 +74,8 @@ export type StartedComputer = {
   sandbox?: ComputerSandbox;
   /** How a CDP client reaches it, when it was created with cdp. */
   cdp?: CdpAccess;
+  /** The browser backend it was placed on (browser.backends). */
+  backend?: string;
 };
 
 /** A create body checked by its kind's driver: what to start and under which conditions. */
