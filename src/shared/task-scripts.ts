@@ -20,7 +20,7 @@ export const StepCheck = z
       .string()
       .nullable()
       .describe(
-        'Desktops: a 64-bit difference hash (16 hex digits) of the 64×64 pixels around the point.',
+        'Desktops: a difference hash of the 64×64 pixels around the point (16 hex digits) and their mean grey level (2 more).',
       ),
   })
   .meta({ id: 'StepCheck' });

@@ -132,9 +132,9 @@ const sent = async (computer: string) => {
   return /<p id="out"[^>]*>([^<]*)<\/p>/.exec(html)?.[1] ?? null;
 };
 
-/** Replays a task on a fresh computer; the replay task, its computer and what its page shows. */
-async function replay(of: string, heal: boolean) {
-  const computer = await newComputer();
+/** Replays a task on `computer` (a new one when not given); the replay and what its page shows. */
+async function replay(of: string, heal: boolean, on?: string) {
+  const computer = on ?? (await newComputer());
   const started = await server.request('POST', `/agent/tasks/${of}/replay`, {
     computer_id: computer,
     heal,
@@ -143,22 +143,27 @@ async function replay(of: string, heal: boolean) {
   expect(started.body).toMatchObject({ status: 'running', computer_id: computer });
   const done = await finished(started.body.task_id as string);
   const shown = await sent(computer);
-  await server.request('DELETE', `/computers/${computer}`);
+  if (!on) await server.request('DELETE', `/computers/${computer}`);
   return { task: done, shown };
 }
 
-/** Runs `work` over the tasks, a few at a time (each has its own computers). */
+/**
+ * Runs `work` over the tasks, a few at a time, each worker on a computer of its own (every
+ * task starts by loading its page, so it does not matter what the previous one left).
+ */
 async function forEachTask<T>(
   tasks: readonly ReplayTask[],
-  work: (t: ReplayTask) => Promise<T>,
+  work: (t: ReplayTask, computer: string) => Promise<T>,
 ): Promise<T[]> {
   const results: T[] = new Array(tasks.length);
   let next = 0;
   const worker = async () => {
+    const computer = await newComputer();
     while (next < tasks.length) {
       const index = next++;
-      results[index] = await work(tasks[index]!);
+      results[index] = await work(tasks[index]!, computer);
     }
+    await server.request('DELETE', `/computers/${computer}`);
   };
   await Promise.all([worker(), worker(), worker()]);
   return results;
@@ -166,8 +171,7 @@ async function forEachTask<T>(
 
 describe('unchanged pages', () => {
   it('twenty tasks run by the scripted model are replayed with no model call, the pages showing the same', async () => {
-    const outcomes = await forEachTask(BROWSER_TASKS, async (t) => {
-      const computer = await newComputer();
+    const outcomes = await forEachTask(BROWSER_TASKS, async (t, computer) => {
       const started = await server.request('POST', '/agent/tasks', {
         instruction: `Send "${t.text}" with the form`,
         model: t.name,
@@ -177,10 +181,9 @@ describe('unchanged pages', () => {
       const run = await finished(started.body.task_id as string);
       expect(run.status, `${t.name}: ${run.error}`).toBe('completed');
       expect(await sent(computer)).toBe(`sent: ${t.text}`);
-      await server.request('DELETE', `/computers/${computer}`);
       runs.set(t.name, run.task_id);
 
-      const replayed = await replay(run.task_id, true);
+      const replayed = await replay(run.task_id, true, computer);
       return {
         name: t.name,
         ok:
@@ -329,10 +332,10 @@ describe('changed pages', () => {
   }, 120_000);
 
   it('each moved button or renamed field is healed with one model call; the healed replay then replays with none', async () => {
-    const outcomes = await forEachTask(BROWSER_TASKS, async (t) => {
+    const outcomes = await forEachTask(BROWSER_TASKS, async (t, computer) => {
       // What the model, shown the changed page, answers: the element where it is now.
       writeScript(scripts, t.name, healTurns(t));
-      const healed = await replay(runs.get(t.name)!, true);
+      const healed = await replay(runs.get(t.name)!, true, computer);
       expect(healed.task.status, `${t.name}: ${healed.task.error}`).toBe('completed');
       expect(healed.shown).toBe(`sent: ${t.text}`);
       expect(await modelCalls(healed.task.task_id)).toBe(1);
@@ -344,7 +347,7 @@ describe('changed pages', () => {
         reason: expect.stringMatching(/^under the point is/),
       });
 
-      const again = await replay(healed.task.task_id, false);
+      const again = await replay(healed.task.task_id, false, computer);
       expect(again.task.status, `${t.name}: ${again.task.error}`).toBe('completed');
       expect(again.shown).toBe(`sent: ${t.text}`);
       expect(await modelCalls(again.task.task_id)).toBe(0);

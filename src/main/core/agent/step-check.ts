@@ -16,6 +16,8 @@ import { isTabbed } from '../computers/operator.js';
 export const REGION = 64;
 /** Bits of the hash that may differ for two regions to count as the same (of 64). */
 export const HASH_TOLERANCE = 10;
+/** Grey levels the regions' mean brightness may differ by (a difference hash misses a fill). */
+export const BRIGHTNESS_TOLERANCE = 32;
 
 const NO_CHECK: StepCheck = { url: null, target: null, region_hash: null };
 
@@ -65,8 +67,9 @@ export function divergence(recorded: StepCheck | undefined, now: StepCheck): str
   }
   if (recorded.region_hash && now.region_hash) {
     const distance = hammingDistance(recorded.region_hash, now.region_hash);
-    if (distance > HASH_TOLERANCE) {
-      return `the screen around the point looks different (${distance} of 64 hash bits differ)`;
+    const brightness = Math.abs(meanGrey(recorded.region_hash) - meanGrey(now.region_hash));
+    if (distance > HASH_TOLERANCE || brightness > BRIGHTNESS_TOLERANCE) {
+      return `the screen around the point looks different (${distance} of 64 hash bits differ, brightness by ${brightness})`;
     }
   }
   return null;
@@ -92,7 +95,8 @@ export function named(target: CheckedTarget | null): string {
 /**
  * A 64-bit difference hash of the REGION×REGION pixels centred on `at` (moved inside the image
  * near an edge): grey levels averaged over a 9×8 grid of cells, one bit per pair of neighbours
- * in a row (set when the left one is darker). 16 hex digits.
+ * in a row (set when the left one is darker). 16 hex digits, then 2 for the region's mean grey
+ * level (a button that moved away leaves a plain background: no edges, but another brightness).
  */
 export async function regionHash(png: Buffer, at: { x: number; y: number }): Promise<string> {
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -135,7 +139,13 @@ export function hashPixels(
     }
     hex += byte.toString(16).padStart(2, '0');
   }
-  return hex;
+  const mean = cells.reduce((sum, cell) => sum + cell, 0) / cells.length;
+  return hex + Math.floor(mean).toString(16).padStart(2, '0');
+}
+
+/** The mean grey level a region hash ends with. */
+function meanGrey(hash: string): number {
+  return parseInt(hash.slice(16, 18), 16) || 0;
 }
 
 function clamp(value: number, max: number): number {
@@ -144,7 +154,7 @@ function clamp(value: number, max: number): number {
 
 export function hammingDistance(a: string, b: string): number {
   let distance = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i += 2) {
+  for (let i = 0; i < 16; i += 2) {
     let diff = parseInt(a.slice(i, i + 2), 16) ^ parseInt(b.slice(i, i + 2), 16);
     while (diff) {
       distance += diff & 1;

@@ -4,7 +4,10 @@
  * PNG decoded with the language's own zlib), so a script and a replay agree on a desktop's look.
  */
 
-export const PYTHON_HELPERS = (region: number, tolerance: number, settleMs: number) => `
+/** The numbers both languages' checks share with step-check.ts and the replay. */
+export type Limits = { region: number; tolerance: number; brightness: number; settleMs: number };
+
+export const PYTHON_HELPERS = ({ region, tolerance, brightness, settleMs }: Limits) => `
 import base64
 import html
 import math
@@ -20,6 +23,7 @@ client = Lightcone()  # reads LIGHTCONE_BASE_URL and TZAFON_API_KEY
 
 REGION = ${region}
 TOLERANCE = ${tolerance}
+BRIGHTNESS_TOLERANCE = ${brightness}
 SETTLE_SECONDS = ${settleMs / 1000}
 
 
@@ -59,9 +63,10 @@ def differs(computer_id, url=None, text=None, region_hash=None, x=None, y=None):
     if region_hash is not None and x is not None and y is not None:
         shot = client.computers.screenshot(computer_id, base64=True).result or {}
         now = hash_region(*decode_png(base64.b64decode(shot["base64"])), x, y)
-        distance = bin(int(now, 16) ^ int(region_hash, 16)).count("1")
-        if distance > TOLERANCE:
-            return f"it looks different around {x}, {y} ({distance} of 64 hash bits differ)"
+        distance = bin(int(now[:16], 16) ^ int(region_hash[:16], 16)).count("1")
+        brightness = abs(int(now[16:], 16) - int(region_hash[16:], 16))
+        if distance > TOLERANCE or brightness > BRIGHTNESS_TOLERANCE:
+            return f"it looks different around {x}, {y} ({distance} of 64 hash bits differ, brightness by {brightness})"
     return None
 
 
@@ -121,10 +126,10 @@ def hash_region(width, height, channels, rows, x, y):
                     total += (line[i] * 299 + line[i + 1] * 587 + line[i + 2] * 114) / 1000
             cells.append(total / max(1, (x1 - x0) * (y1 - y0)))
     bits = "".join("1" if cells[r * 9 + c] < cells[r * 9 + c + 1] else "0" for r in range(8) for c in range(8))
-    return f"{int(bits, 2):016x}"
+    return f"{int(bits, 2):016x}{math.floor(sum(cells) / len(cells)):02x}"
 `;
 
-export const TYPESCRIPT_HELPERS = (region: number, tolerance: number, settleMs: number) => `
+export const TYPESCRIPT_HELPERS = ({ region, tolerance, brightness, settleMs }: Limits) => `
 import Lightcone from '@tzafon/lightcone';
 import { inflateSync } from 'node:zlib';
 
@@ -132,6 +137,7 @@ const client = new Lightcone(); // reads LIGHTCONE_BASE_URL and TZAFON_API_KEY
 
 const REGION = ${region};
 const TOLERANCE = ${tolerance};
+const BRIGHTNESS_TOLERANCE = ${brightness};
 const SETTLE_MS = ${settleMs};
 
 type Result = { status?: string; error_message?: string; result?: Record<string, unknown> };
@@ -181,11 +187,12 @@ async function differs(computerId: string, expected: Check): Promise<string | nu
   if (expected.region_hash !== undefined && expected.x !== undefined && expected.y !== undefined) {
     const shot = (await client.computers.screenshot(computerId, { base64: true })).result ?? {};
     const now = hashRegion(decodePng(Buffer.from(String(shot.base64), 'base64')), expected.x, expected.y);
-    let diff = BigInt('0x' + now) ^ BigInt('0x' + expected.region_hash);
+    let diff = BigInt('0x' + now.slice(0, 16)) ^ BigInt('0x' + expected.region_hash.slice(0, 16));
     let distance = 0;
     for (; diff > 0n; diff >>= 1n) distance += Number(diff & 1n);
-    if (distance > TOLERANCE) {
-      return \`it looks different around \${expected.x}, \${expected.y} (\${distance} of 64 hash bits differ)\`;
+    const brightness = Math.abs(parseInt(now.slice(16), 16) - parseInt(expected.region_hash.slice(16), 16));
+    if (distance > TOLERANCE || brightness > BRIGHTNESS_TOLERANCE) {
+      return \`it looks different around \${expected.x}, \${expected.y} (\${distance} of 64 hash bits differ, brightness by \${brightness})\`;
     }
   }
   return null;
@@ -265,6 +272,7 @@ function hashRegion({ width, height, channels, rows }: Image, x: number, y: numb
     for (let col = 0; col < 8; col++) byte = (byte << 1) | (cells[row * 9 + col]! < cells[row * 9 + col + 1]! ? 1 : 0);
     hex += byte.toString(16).padStart(2, '0');
   }
-  return hex;
+  const mean = cells.reduce((sum, cell) => sum + cell, 0) / cells.length;
+  return hex + Math.floor(mean).toString(16).padStart(2, '0');
 }
 `;

@@ -3,7 +3,7 @@ import { describeModelAction } from '../../../shared/describe-action.js';
 import type { OutputAction } from '../../../shared/responses.js';
 import type { ScriptLanguage, StepCheck } from '../../../shared/task-scripts.js';
 import type { Task } from '../../../shared/tasks.js';
-import { HASH_TOLERANCE, REGION } from './step-check.js';
+import { BRIGHTNESS_TOLERANCE, HASH_TOLERANCE, REGION } from './step-check.js';
 import { SETTLE_MS, type RecordedStep } from './task-replay.js';
 import { PYTHON_HELPERS, TYPESCRIPT_HELPERS } from './task-script-helpers.js';
 
@@ -24,6 +24,13 @@ export function taskScript(input: {
 }
 
 type Input = Parameters<typeof taskScript>[0];
+
+const LIMITS = {
+  region: REGION,
+  tolerance: HASH_TOLERANCE,
+  brightness: BRIGHTNESS_TOLERANCE,
+  settleMs: SETTLE_MS,
+};
 
 /** A value as a literal of the language (JSON's spelling of strings is valid in both). */
 function literal(value: unknown, lang: ScriptLanguage): string {
@@ -111,7 +118,7 @@ function python(input: Input): string {
   const { steps } = input;
   const lines = [
     ...header(input, '#'),
-    ...PYTHON_HELPERS(REGION, HASH_TOLERANCE, SETTLE_MS).split('\n'),
+    ...PYTHON_HELPERS(LIMITS).split('\n'),
     '',
     'def main():',
     '    # COMPUTER_ID: replay on that running computer (kept) instead of a new one (deleted after).',
@@ -153,7 +160,7 @@ function typescript(input: Input): string {
   const { steps } = input;
   const lines = [
     ...header(input, '//'),
-    ...TYPESCRIPT_HELPERS(REGION, HASH_TOLERANCE, SETTLE_MS).split('\n'),
+    ...TYPESCRIPT_HELPERS(LIMITS).split('\n'),
     '',
     'async function main(): Promise<void> {',
     '  // COMPUTER_ID: replay on that running computer (kept) instead of a new one (deleted after).',
