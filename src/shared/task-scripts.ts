@@ -20,7 +20,7 @@ export const StepCheck = z
       .string()
       .nullable()
       .describe(
-        'Desktops: a difference hash of the 64×64 pixels around the point (16 hex digits) and their mean grey level (2 more).',
+        'A difference hash of the 64×64 pixels around the point (16 hex digits) and their mean grey level (2 more); what desktops are checked by, and exported browser scripts.',
       ),
   })
   .meta({ id: 'StepCheck' });

@@ -8,7 +8,8 @@ import { isTabbed } from '../computers/operator.js';
  * The check recorded with each action of a task (docs/API.md §18): where the screen was right
  * before it, so a replay or an exported script can tell that the screen is still where the run
  * was. Browsers: the page's URL and the element under the point. Desktops: a difference hash of
- * the pixels around the point. The same hash is computed by exported scripts (REGION and the
+ * the pixels around the point (browsers too, for exported scripts: the SDK cannot ask a page what
+ * is under a point). The same hash is computed by exported scripts (REGION and the
  * cell layout below are repeated there), so it is defined here in plain arithmetic.
  */
 
@@ -39,21 +40,26 @@ export async function lookBefore(
   const at = pointOf(action);
   const { operator } = session;
   // A desktop's browser is one window among others: its screen is checked by its look.
+  // Browsers: the hash is for exported scripts, which cannot ask what is under a point.
+  const hash = async () => {
+    const shot = at && (await operator.screenshot().catch(() => undefined));
+    return shot ? regionHash(shot.png, at!) : null;
+  };
   if (session.spec.kind === 'browser' && isTabbed(operator)) {
-    const look = await operator.look(undefined, at, at !== undefined).catch(() => undefined);
-    if (!look) return NO_CHECK;
+    const [look, region_hash] = await Promise.all([
+      operator.look(undefined, at, at !== undefined).catch(() => undefined),
+      hash(),
+    ]);
+    if (!look) return { ...NO_CHECK, region_hash };
     const target: CheckedTarget | null = look.target && {
       role: look.target.role,
       name: look.target.name,
       tag: look.target.tag,
       input_type: look.target.input_type,
     };
-    return { url: look.url, target, region_hash: null };
+    return { url: look.url, target, region_hash };
   }
-  if (!at) return NO_CHECK;
-  const shot = await operator.screenshot().catch(() => undefined);
-  if (!shot) return NO_CHECK;
-  return { url: null, target: null, region_hash: await regionHash(shot.png, at) };
+  return { url: null, target: null, region_hash: await hash() };
 }
 
 /** How the screen now differs from the recorded one, for a person to read; null when it does not. */
@@ -65,7 +71,8 @@ export function divergence(recorded: StepCheck | undefined, now: StepCheck): str
   if (recorded.target && !sameTarget(recorded.target, now.target)) {
     return `under the point is ${named(now.target)}, the run had ${named(recorded.target)}`;
   }
-  if (recorded.region_hash && now.region_hash) {
+  // Where the element under the point is known (browsers), it decides, not the pixels.
+  if (recorded.url === null && recorded.region_hash && now.region_hash) {
     const distance = hammingDistance(recorded.region_hash, now.region_hash);
     const brightness = Math.abs(meanGrey(recorded.region_hash) - meanGrey(now.region_hash));
     if (distance > HASH_TOLERANCE || brightness > BRIGHTNESS_TOLERANCE) {

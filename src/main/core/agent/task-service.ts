@@ -106,8 +106,7 @@ export class TaskService {
       throw invalidRequest(`task ${id} performed no action; there is nothing to replay`);
     }
     const spec = this.specOf(org, original.computer_id);
-    const kind =
-      spec?.kind ?? (steps.some((step) => step.check?.region_hash) ? 'desktop' : 'browser');
+    const kind = spec?.kind ?? kindOf(steps);
     const start = {
       instruction: original.instruction,
       kind,
@@ -128,8 +127,7 @@ export class TaskService {
     const task = this.get(org, id);
     const steps = replayableSteps(task, this.deps.store.events(id));
     const spec = this.specOf(org, task.computer_id);
-    const kind =
-      spec?.kind ?? (steps.some((step) => step.check?.region_hash) ? 'desktop' : 'browser');
+    const kind = spec?.kind ?? kindOf(steps);
     const display = spec && { width: spec.display.width, height: spec.display.height };
     return taskScript({ task, steps, kind, display, lang });
   }
@@ -251,4 +249,10 @@ export class TaskService {
       recording: body.recording,
     } as Parameters<ComputerRegistry['create']>[1]);
   }
+}
+
+/** The kind of computer recorded steps ran on, when the registry no longer knows it. */
+function kindOf(steps: readonly RecordedStep[]): 'browser' | 'desktop' {
+  if (steps.some((step) => step.check?.url)) return 'browser';
+  return steps.some((step) => step.check?.region_hash) ? 'desktop' : 'browser';
 }
