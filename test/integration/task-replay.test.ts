@@ -214,10 +214,10 @@ describe('exported scripts', () => {
       `client.computers.navigate(computer_id, url="${pages.url}/${byButton.name}")`,
     );
     expect(python).toMatch(
-      /check\(computer_id, "step 2 \(click at 150, 95\)", url="[^"]+", text="Email"\)/,
+      /check\(computer_id, "step 2 \(click at 150, 95\)", url="[^"]+", text="Email", region_hash="[0-9a-f]{18}", x=150, y=95\)/,
     );
     expect(python).toMatch(
-      /check\(computer_id, "step 4 \(click at 430, 220\)", url="[^"]+", text="Submit"\)/,
+      /check\(computer_id, "step 4 \(click at 430, 220\)", url="[^"]+", text="Submit", region_hash="[0-9a-f]{18}", x=430, y=220\)/,
     );
     const typescript = await script(runs.get(byButton.name)!, 'typescript');
     expect(typescript).toContain("import Lightcone from '@tzafon/lightcone';");

@@ -25,6 +25,12 @@ export function taskScript(input: {
 
 type Input = Parameters<typeof taskScript>[0];
 
+/**
+ * Text as one line of a comment: a line break in typed text or an instruction would end the
+ * comment and put the rest into the script as code.
+ */
+const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029\u0085]+/g, ' ');
+
 const LIMITS = {
   region: REGION,
   tolerance: HASH_TOLERANCE,
@@ -96,12 +102,12 @@ function header(input: Input, comment: string): string[] {
   const { task, steps } = input;
   return [
     `${comment} Replays Benchtop task ${task.task_id} without a model: ${steps.length} step(s).`,
-    `${comment} Instruction: ${task.instruction.split('\n')[0]!.slice(0, 200)}`,
+    `${comment} Instruction: ${oneLine(task.instruction).slice(0, 200)}`,
     `${comment} Point the official Lightcone SDK at Benchtop: LIGHTCONE_BASE_URL=http://127.0.0.1:4422`,
     `${comment} TZAFON_API_KEY=<a Benchtop key>. Before each step it checks that the screen is where`,
-    `${comment} the run was (the page URL, the text under the point, or on a desktop the look of the`,
-    `${comment} pixels around it) and stops naming the step when it is not. Text typed from the vault`,
-    `${comment} stays a {{secret:NAME}} placeholder: Benchtop types the value.`,
+    `${comment} the run was (the page URL, the text under the point, the look of the pixels around`,
+    `${comment} it) and stops naming the step when it is not. Text typed from the vault stays a`,
+    `${comment} {{secret:NAME}} placeholder: Benchtop types the value.`,
   ];
 }
 
@@ -133,7 +139,7 @@ function python(input: Input): string {
     const kwargs = (values: Record<string, unknown>) =>
       Object.entries(values).map(([key, value]) => `${key}=${literal(value, 'python')}`);
     const checked = kwargs(checkArgs(check, action));
-    lines.push(`        # ${name}`);
+    lines.push(`        # ${oneLine(name)}`);
     if (checked.length > 0) {
       lines.push(`        check(computer_id, ${[literal(name, 'python'), ...checked].join(', ')})`);
     }
@@ -173,7 +179,7 @@ function typescript(input: Input): string {
     const name = `step ${step} (${describeModelAction(action)})`;
     const { method, args } = call(action, 'typescript');
     const checked = checkArgs(check, action);
-    lines.push(`    // ${name}`);
+    lines.push(`    // ${oneLine(name)}`);
     if (Object.keys(checked).length > 0) {
       lines.push(
         `    await check(computerId, ${literal(name, 'typescript')}, ${literal(checked, 'typescript')});`,
