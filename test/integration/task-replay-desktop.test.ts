@@ -97,7 +97,10 @@ async function replay(of: string, heal: boolean) {
   });
   expect(started.status, started.text).toBe(200);
   const task = await finished(started.body.task_id as string);
-  return { task, shown: await sent() };
+  // The last click reaches the page through X after the action answered: wait for its effect.
+  const done = task.status === 'completed';
+  const shown = done ? await eventually(sent, 10_000).catch(() => sent()) : await sent();
+  return { task, shown };
 }
 
 describe('desktop tasks', () => {
@@ -113,7 +116,7 @@ describe('desktop tasks', () => {
       expect(started.status, started.text).toBe(200);
       const run = await finished(started.body.task_id as string);
       expect(run.status, `${t.name}: ${run.error}`).toBe('completed');
-      expect(await sent()).toBe(`sent: ${t.text}`);
+      expect(await eventually(sent, 10_000)).toBe(`sent: ${t.text}`);
       runs.set(t.name, run.task_id);
       const events = (
         await (

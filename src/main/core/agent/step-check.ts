@@ -30,10 +30,14 @@ export function pointOf(action: OutputAction): { x: number; y: number } | undefi
   return { x: action.x, y: action.y };
 }
 
-/** Where the screen is now for `action`: cheap, read right before it runs. */
+/**
+ * Where the screen is now for `action`: cheap, read right before it runs. `pixels: false` leaves
+ * a browser's region hash out (a replay that knows it from the run checks by the element).
+ */
 export async function lookBefore(
   session: ComputerSession,
   action: OutputAction,
+  { pixels = true }: { pixels?: boolean } = {},
 ): Promise<StepCheck> {
   // A navigation sets the page itself: there is nothing to check before it.
   if (action.type === 'navigate') return NO_CHECK;
@@ -41,11 +45,13 @@ export async function lookBefore(
   const { operator } = session;
   // A desktop's browser is one window among others: its screen is checked by its look.
   // Browsers: the hash is for exported scripts, which cannot ask what is under a point.
+  const browser = session.spec.kind === 'browser';
   const hash = async () => {
+    if (browser && !pixels) return null;
     const shot = at && (await operator.screenshot().catch(() => undefined));
     return shot ? regionHash(shot.png, at!) : null;
   };
-  if (session.spec.kind === 'browser' && isTabbed(operator)) {
+  if (browser && isTabbed(operator)) {
     const [look, region_hash] = await Promise.all([
       operator.look(undefined, at, at !== undefined).catch(() => undefined),
       hash(),

@@ -46,7 +46,8 @@ export type ReplayHost = {
   gate(): Promise<void>;
   /** Starts step `step` (counted and saved). */
   begin(step: number): void;
-  look(action: OutputAction): Promise<StepCheck>;
+  /** `pixels`: with a browser's region hash too (a desktop's is always read). */
+  look(action: OutputAction, pixels: boolean): Promise<StepCheck>;
   /** Emits the action with its check, performs it, emits its result; its error or null. */
   perform(step: number, action: OutputAction, check: StepCheck): Promise<string | null>;
   /** One model call on the screen as it is now; the action it gives, or why there is none. */
@@ -99,7 +100,10 @@ export async function replaySteps(
         reason: moved,
         screenshot_url: repair.screenshot_url,
       });
-      check = await host.look(action);
+      check = await host.look(action, true);
+    } else if (!check.region_hash && recorded.check?.region_hash) {
+      // The same element under the same point: the run's pixels stand for the script's check.
+      check = { ...check, region_hash: recorded.check.region_hash };
     }
     const error = await host.perform(step, action, check);
     if (error) return { status: 'failed', error: `${name} failed: ${error}` };
@@ -122,7 +126,7 @@ async function settle(
 ): Promise<{ check: StepCheck; moved: string | null }> {
   const deadline = Date.now() + SETTLE_MS;
   for (;;) {
-    const check = await host.look(recorded.action);
+    const check = await host.look(recorded.action, false);
     const moved = divergence(recorded.check, check);
     if (!moved || Date.now() >= deadline) return { check, moved };
     await sleep(SETTLE_POLL_MS);

@@ -594,7 +594,7 @@ export class TaskRun {
         this.task.steps = step;
         this.save();
       },
-      look: (action) => lookBefore(this.session, action),
+      look: (action, pixels) => lookBefore(this.session, action, { pixels }),
       perform: async (step, action, check) => {
         this.emit({ type: 'action', action, check }, step);
         const done = await this.perform(action);
