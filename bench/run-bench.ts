@@ -29,6 +29,7 @@ import { benchDesktop } from './cases/desktop.js';
 import { benchExec } from './cases/exec.js';
 import { benchFrameLatency } from './cases/frame-latency.js';
 import { benchFullCycle } from './cases/full-cycle.js';
+import { benchTaskReplay } from './cases/task-replay.js';
 import { benchLiveView } from './cases/live-view.js';
 import { benchMcp } from './cases/mcp.js';
 import { benchMemory } from './cases/memory.js';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
     ['responses', benchResponses],
     ['task-steps', benchTaskSteps],
     ['task-scale', benchTaskScale],
+    ['task-replay', benchTaskReplay],
     ['desktop', benchDesktop],
     ['screencast', benchScreencast],
     ['frame-latency', benchFrameLatency],

@@ -19,6 +19,12 @@ export const RECORDED_MODEL = 'bench-recorded';
 /** A long task that clicks around the page every 100 ms: what the grid's thumbnails watch. */
 export const GRID_MODEL = 'bench-grid';
 export const RECORDED_STEPS = 50;
+/** The form task of the replay rows; its script is written by bench/cases/task-replay.ts. */
+export const REPLAY_MODEL = 'bench-replay';
+export const REPLAY_SCRIPT = join(
+  mkdtempSync(join(tmpdir(), 'benchtop-bench-replay-')),
+  'form.json',
+);
 
 /** The name of the scripted model in the bench's settings. */
 export const BENCH_MODEL = 'bench-scripted';
@@ -56,6 +62,7 @@ export function benchModels() {
       [BENCH_MODEL]: { provider: 'scripted' as const, script },
       [RECORDED_MODEL]: { provider: 'scripted' as const, script: recorded },
       [GRID_MODEL]: { provider: 'scripted' as const, script: grid },
+      [REPLAY_MODEL]: { provider: 'scripted' as const, script: REPLAY_SCRIPT },
     },
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Timestamp } from './common.js';
 import { OutputAction } from './responses.js';
 import { approvalFields } from './events.js';
+import { StepCheck } from './task-scripts.js';
 
 /** Why a task is paused (docs/API.md §14). */
 export const PAUSED_REASONS = [
@@ -132,6 +133,10 @@ export const Task = z
       max_tokens: z.number().nullable(),
       max_cost_usd: z.number().nullable(),
     }),
+    replay_of: z
+      .string()
+      .nullable()
+      .describe('The task this one replays (POST /agent/tasks/{id}/replay), else null.'),
   })
   .meta({ id: 'Task' });
 export type Task = z.infer<typeof Task>;
@@ -139,9 +144,10 @@ export type Task = z.infer<typeof Task>;
 /** What a task has before its first step; also fills rows stored before these fields existed. */
 export function unstartedTaskFields(
   budgets: Budgets = {},
-): Pick<Task, 'paused_reason' | 'usage' | 'budgets'> {
+): Pick<Task, 'paused_reason' | 'usage' | 'budgets' | 'replay_of'> {
   return {
     paused_reason: null,
+    replay_of: null,
     usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 },
     budgets: {
       max_duration_seconds: budgets.max_duration_seconds ?? null,
@@ -199,7 +205,22 @@ export const TaskEvent = z
     z.object({ type: z.literal('screenshot'), ...base, screenshot_url: z.string() }),
     z.object({ type: z.literal('reasoning'), ...base, text: z.string() }),
     z.object({ type: z.literal('message'), ...base, text: z.string() }),
-    z.object({ type: z.literal('action'), ...base, action: OutputAction }),
+    z.object({
+      type: z.literal('action'),
+      ...base,
+      action: OutputAction,
+      check: StepCheck.optional().describe(
+        'Where the screen was right before the action: what a replay or a script checks first.',
+      ),
+    }),
+    z.object({
+      type: z.literal('healed'),
+      ...base,
+      before: OutputAction.describe('The recorded action, whose check failed.'),
+      after: OutputAction.describe('What the model did instead on the screen as it is now.'),
+      reason: z.string().describe('How the screen differed from the run.'),
+      screenshot_url: z.string().nullable(),
+    }),
     z.object({
       type: z.literal('action_result'),
       ...base,

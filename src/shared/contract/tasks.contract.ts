@@ -10,7 +10,8 @@ import {
   TaskResumeBody,
   TaskStatusAnswer,
 } from '../tasks.js';
-import { IdParams, json, route, sse } from './route.js';
+import { ReplayTaskBody, TaskScriptQuery } from '../task-scripts.js';
+import { binary, IdParams, json, route, sse } from './route.js';
 
 const tag = 'agent tasks';
 
@@ -106,6 +107,28 @@ export const TASK_ROUTES = {
     body: TaskMessageBody,
     answer: json(TaskStatusAnswer),
     summary: "Give the model a user message at the task's next step",
+    tag,
+  }),
+  'tasks.script': route({
+    name: 'tasks.script',
+    method: 'get',
+    path: '/agent/tasks/{id}/script',
+    params: IdParams,
+    query: TaskScriptQuery,
+    answer: binary('text/plain'),
+    summary:
+      "The task's performed actions as a script against the official Lightcone SDK, each step checked first (Benchtop extension)",
+    tag,
+  }),
+  'tasks.replay': route({
+    name: 'tasks.replay',
+    method: 'post',
+    path: '/agent/tasks/{id}/replay',
+    params: IdParams,
+    body: ReplayTaskBody,
+    answer: json(StartTaskResponse),
+    summary:
+      "A new task that repeats the task's actions without the model, healing a step whose screen moved with one model call (Benchtop extension)",
     tag,
   }),
 } as const;

@@ -30,6 +30,14 @@ import type { TaskStore } from '../store/task-store.js';
 import { watchPerson, type PersonLog } from './person-log.js';
 import { actionKey, StallDetector } from './stall-detector.js';
 import { toComputerAction } from './task-actions.js';
+import { lookBefore } from './step-check.js';
+import {
+  replaySteps,
+  repairRequest,
+  type RecordedStep,
+  type Repair,
+  type ReplayHost,
+} from './task-replay.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import { raisedBudgets, reachedBudget, stillReachedMessage, TaskMeter } from './task-budgets.js';
 import {
@@ -84,6 +92,8 @@ export type TaskOptions = {
   /** Pause the task when it goes round in circles (StartTaskBody.stall_detection). */
   stallDetection: boolean;
   endComputer: () => Promise<void>;
+  /** Repeat these recorded steps instead of asking the model (docs/API.md §18). */
+  replay?: { steps: RecordedStep[]; heal: boolean; result: string | null };
 };
 
 /** How a task ends. */
@@ -106,6 +116,7 @@ const FAILURES_IN_A_ROW = 3;
 const PAUSED_MIDTURN =
   'The task was paused before your remaining actions ran; they were not performed.';
 const GAVE_UP = new Set(['failure', 'failed', 'error']);
+const ENDINGS = new Set(['terminate', 'answer', 'done']);
 /** Thrown to unwind the loop once the task has an outcome from outside (cancel, computer gone). */
 class Stopped extends Error {}
 
@@ -188,6 +199,8 @@ export class TaskRun {
   }
 
   private async loop(): Promise<Outcome> {
+    const { replay } = this.options;
+    if (replay) return replaySteps(replay.steps, replay.heal, this.replayHost(), replay.result);
     for (;;) {
       await this.gate();
       if (this.task.steps >= this.task.max_steps) return { status: 'max_steps' };
@@ -515,7 +528,8 @@ export class TaskRun {
       this.notes.push(PAUSED_MIDTURN);
       return 'skip';
     }
-    this.emit({ type: 'action', action }, step);
+    const check = await lookBefore(this.session, action).catch(() => undefined);
+    this.emit({ type: 'action', action, ...(check && { check }) }, step);
     this.stepActions.push(action);
     const done = await this.perform(action);
     this.emit(
@@ -568,6 +582,77 @@ export class TaskRun {
       this.checkStopped();
       return { error: (error as Error).message, refused: false };
     }
+  }
+
+  // ---- replaying a recorded task ------------------------------------------------------------
+
+  /** The replay's view of this task: the same gate, actions and model as a model-driven run. */
+  private replayHost(): ReplayHost {
+    return {
+      gate: () => this.gate(),
+      begin: (step) => {
+        this.task.steps = step;
+        this.save();
+      },
+      look: (action, pixels) => lookBefore(this.session, action, { pixels }),
+      perform: async (step, action, check) => {
+        this.emit({ type: 'action', action, check }, step);
+        const done = await this.perform(action);
+        this.emit(
+          {
+            type: 'action_result',
+            status: done.error ? 'error' : 'success',
+            error_message: done.error,
+          },
+          step,
+        );
+        return done.error;
+      },
+      repair: (step, recorded, reason) => this.repair(step, recorded, reason),
+      healed: (step, event) => this.emit({ type: 'healed', ...event }, step),
+    };
+  }
+
+  /** One model call on the screen as it is now, for the action that does what `recorded` did. */
+  private async repair(step: number, recorded: RecordedStep, reason: string): Promise<Repair> {
+    const shot = await this.observe(step);
+    const body = repairRequest({
+      model: this.task.model,
+      spec: this.session.spec,
+      instruction: this.task.instruction,
+      step: recorded,
+      reason,
+      image: shot.image,
+    });
+    const started = await this.deps.responses.create(this.org, body, {
+      computerId: this.session.id,
+      signal: this.controller.signal,
+      taskId: this.task.task_id,
+    });
+    const response = await started.finished;
+    void this.deps.recorder
+      ?.modelCall({
+        computerId: this.session.id,
+        taskId: this.task.task_id,
+        step,
+        request: body,
+        response,
+      })
+      .catch(() => {});
+    this.meter.refresh();
+    this.checkStopped();
+    if (response.status !== 'completed') {
+      return { error: `the model did not answer: ${response.error?.message ?? response.status}` };
+    }
+    this.report(step, response.output);
+    const call = response.output.find((item) => item.type === 'computer_call');
+    if (call?.type !== 'computer_call' || ENDINGS.has(call.action.type)) {
+      return { error: 'the model answered with no action' };
+    }
+    const parsed = toComputerAction(call.action);
+    if ('error' in parsed) return { error: parsed.error };
+    const url = shot.image.startsWith('data:') ? null : shot.image;
+    return { action: call.action, screenshot_url: url };
   }
 
   /** The model called request_human: after the actions of its turn, the task waits for a person. */

@@ -1,5 +1,5 @@
 import type { Budgets, StartTaskBody, Task, TaskEvent, TaskStatus } from '../../../shared/tasks.js';
-import { EXIT_CODES, unstartedTaskFields } from '../../../shared/tasks.js';
+import { EXIT_CODES, MAX_TASK_STEPS, unstartedTaskFields } from '../../../shared/tasks.js';
 import type { ComputerRegistry } from '../computers/computer-registry.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import { BenchtopError, invalidRequest, notFound } from '../errors.js';
@@ -8,6 +8,13 @@ import { asStorageError } from '../storage-errors.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { TaskFilter } from '../store/task-store.js';
 import { TaskRun, type TaskDeps } from './task-run.js';
+import type { SessionSpec } from '../computers/computer-session.js';
+import { replayableSteps, type RecordedStep } from './task-replay.js';
+import { taskScript } from './task-script.js';
+import type { ReplayTaskBody, ScriptLanguage } from '../../../shared/task-scripts.js';
+
+/** A replay: the task it repeats and its recorded steps. */
+type Replay = { of: string; steps: RecordedStep[]; heal: boolean; result: string | null };
 
 export type TaskServiceDeps = TaskDeps & { computers: ComputerRegistry; models: ModelRegistry };
 
@@ -37,8 +44,11 @@ export class TaskService {
     }
   }
 
-  /** Starts a task on a new computer, or on `computer_id`; answers once it runs. */
-  async start(org: string, body: StartTaskBody): Promise<TaskRun> {
+  /**
+   * Starts a task on a new computer, or on `computer_id`; answers once it runs. With `replay`, it
+   * repeats another task's recorded steps instead of asking the model.
+   */
+  async start(org: string, body: StartTaskBody, replay?: Replay): Promise<TaskRun> {
     const model = this.deps.models.resolve(body.model).name;
     const session = await this.computerFor(org, body);
     const ownsComputer = !body.computer_id && !body.persistent;
@@ -57,6 +67,7 @@ export class TaskService {
       result: null,
       error: null,
       ...unstartedTaskFields(body),
+      replay_of: replay?.of ?? null,
     };
     try {
       this.deps.store.insert(org, task);
@@ -72,6 +83,7 @@ export class TaskService {
       ownsComputer,
       stallDetection: body.stall_detection,
       endComputer: () => this.deps.computers.delete(org, session.id),
+      ...(replay && { replay }),
     });
     this.runs.set(task.task_id, run);
     const loop = run.run().finally(() => {
@@ -81,6 +93,52 @@ export class TaskService {
     });
     this.loops.add(loop);
     return run;
+  }
+
+  /**
+   * A new task that repeats task `id`'s performed actions without the model (docs/API.md §18), on
+   * `computer_id` or on a new computer like the one the task ran on.
+   */
+  async replay(org: string, id: string, body: ReplayTaskBody): Promise<TaskRun> {
+    const original = this.get(org, id);
+    const steps = replayableSteps(original, this.deps.store.events(id));
+    if (steps.length === 0) {
+      throw invalidRequest(`task ${id} performed no action; there is nothing to replay`);
+    }
+    const spec = this.specOf(org, original.computer_id);
+    const kind = spec?.kind ?? kindOf(steps);
+    const start = {
+      instruction: original.instruction,
+      kind,
+      computer_id: body.computer_id,
+      model: original.model,
+      agent_type: 'default',
+      max_steps: Math.min(MAX_TASK_STEPS, steps.length),
+      screenshot_mode: 'url',
+      stall_detection: false,
+      ...(!body.computer_id &&
+        spec && { viewport_width: spec.display.width, viewport_height: spec.display.height }),
+    } satisfies StartTaskBody;
+    return this.start(org, start, { of: id, steps, heal: body.heal, result: original.result });
+  }
+
+  /** The script of task `id`'s performed actions against the official SDK. */
+  script(org: string, id: string, lang: ScriptLanguage): string {
+    const task = this.get(org, id);
+    const steps = replayableSteps(task, this.deps.store.events(id));
+    const spec = this.specOf(org, task.computer_id);
+    const kind = spec?.kind ?? kindOf(steps);
+    const display = spec && { width: spec.display.width, height: spec.display.height };
+    return taskScript({ task, steps, kind, display, lang });
+  }
+
+  /** The computer a task ran on, while the registry still knows it. */
+  private specOf(org: string, computerId: string): SessionSpec | undefined {
+    try {
+      return this.deps.computers.get(org, computerId).spec;
+    } catch {
+      return undefined;
+    }
   }
 
   get(org: string, id: string): Task {
@@ -191,4 +249,10 @@ export class TaskService {
       recording: body.recording,
     } as Parameters<ComputerRegistry['create']>[1]);
   }
+}
+
+/** The kind of computer recorded steps ran on, when the registry no longer knows it. */
+function kindOf(steps: readonly RecordedStep[]): 'browser' | 'desktop' {
+  if (steps.some((step) => step.check?.url)) return 'browser';
+  return steps.some((step) => step.check?.region_hash) ? 'desktop' : 'browser';
 }

@@ -13,7 +13,9 @@ type TaskRouteName =
   | 'tasks.resume'
   | 'tasks.cancel'
   | 'tasks.message'
-  | 'tasks.handoff';
+  | 'tasks.handoff'
+  | 'tasks.script'
+  | 'tasks.replay';
 
 export function taskHandlers(core: Core): Pick<Handlers, TaskRouteName> {
   /** Replays the task's events, follows it live and closes after the terminal event. */
@@ -57,5 +59,15 @@ export function taskHandlers(core: Core): Pick<Handlers, TaskRouteName> {
       core.tasks.message(principal.org, params.id, body.message),
     'tasks.handoff': ({ body, params, principal }) =>
       core.tasks.handOff(principal.org, params.id, body.reason),
+    'tasks.script': ({ params, query, principal, res }) => {
+      const script = core.tasks.script(principal.org, params.id, query.lang);
+      const name = `${params.id}.${query.lang === 'python' ? 'py' : 'ts'}`;
+      // The file name first: attachment() would set the type from its extension.
+      res.attachment(name).type('text/plain; charset=utf-8').send(script);
+    },
+    'tasks.replay': async ({ body, params, principal }) => {
+      const run = await core.tasks.replay(principal.org, params.id, body);
+      return { task_id: run.task.task_id, status: 'running', computer_id: run.task.computer_id };
+    },
   };
 }

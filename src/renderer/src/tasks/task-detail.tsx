@@ -16,6 +16,7 @@ import { dollars } from './budgets.js';
 import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
+import { ReplayControls } from './replay-controls.js';
 import { TaskTimeline } from './task-timeline.js';
 import { useTaskEvents } from './use-task-events.js';
 import { CostCell } from '../usage/usage-screen.js';
@@ -60,6 +61,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           </span>
         )}
         <span className="head-actions">
+          {current && <ReplayControls task={current} onError={setError} />}
           <BundleButton taskId={taskId} label="Download bundle" onError={setError} />
         </span>
       </header>
@@ -111,6 +113,11 @@ function TaskFacts({ task, onControl, onError }: FactsProps) {
         <a href={href.computer(task.computer_id)}>{task.computer_id}</a>
         {live && ' (watch it live)'}
       </p>
+      {task.replay_of && (
+        <p className="muted">
+          Replays <a href={href.task(task.replay_of)}>{task.replay_of}</a> without the model
+        </p>
+      )}
       {task.status === 'paused' && task.paused_reason && (
         <p className="paused-reason">Paused: {PAUSED_WORDS[task.paused_reason]}.</p>
       )}

@@ -20,6 +20,11 @@ export function eventText(event: TaskEvent): { kind: string; text: string } | nu
       return line('says', event.text);
     case 'action':
       return line('does', describeAction(event.action));
+    case 'healed':
+      return line(
+        'healed',
+        `${describeAction(event.before)} → ${describeAction(event.after)} (${event.reason})`,
+      );
     case 'action_result':
       return event.status === 'error' ? line('failed', event.error_message ?? 'error') : null;
     case 'user_message':

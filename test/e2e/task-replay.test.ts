@@ -1,0 +1,76 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  agentTurns,
+  BROWSER_TASKS,
+  healTurns,
+  startFormPages,
+  writeScript,
+} from '../helpers/replay-fixtures.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { launchUiBrowser, openUi, saveScreenshots, type UiPage } from '../helpers/ui-browser.js';
+
+/**
+ * Replays in the window (out/renderer must be built): a finished task's page has a Replay
+ * button; the replay opens on its own page, says which task it repeats, and its timeline shows
+ * the step the model healed.
+ */
+
+const scripts = mkdtempSync(join(tmpdir(), 'benchtop-replay-ui-'));
+const form = BROWSER_TASKS[1]!;
+let pages: Awaited<ReturnType<typeof startFormPages>>;
+let server: TestServer;
+let browser: Browser;
+let ui: UiPage | undefined;
+
+beforeAll(async () => {
+  pages = await startFormPages([form]);
+  const script = writeScript(scripts, 'form', agentTurns(form, pages.url));
+  server = await startTestServer({
+    models: { default: 'form', providers: { form: { provider: 'scripted', script } } },
+    recording: { enabled: false },
+  });
+  browser = await launchUiBrowser();
+});
+afterAll(async () => {
+  await ui?.close();
+  await browser?.close();
+  await server?.close();
+  await pages?.close();
+});
+
+describe('the task page', () => {
+  it('replays a finished task and shows the step the model healed', async () => {
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: `Send "${form.text}" with the form`,
+    });
+    const original = started.body.task_id as string;
+    await eventually(async () => {
+      const task = (await server.request('GET', `/agent/tasks/${original}`)).body;
+      return task.status === 'completed';
+    }, 60_000);
+    // The field is renamed since; the model, asked once, clicks it where it is.
+    pages.changed.add(form.name);
+    writeScript(scripts, 'form', healTurns(form));
+
+    ui = await openUi(browser, server, `#/tasks/${original}`);
+    const { page } = ui;
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.getByText(`Replays ${original} without the model`).waitFor();
+    const replay = decodeURIComponent(page.url().split('#/tasks/')[1]!);
+    expect(replay).toMatch(/^task_/);
+    expect(replay).not.toBe(original);
+    const healed = page.locator('.event-healed');
+    await healed.waitFor({ timeout: 60_000 });
+    expect(await healed.textContent()).toMatch(
+      /healed.*click at \d+, \d+ → click at \d+, \d+ \(under the point is text field "Full name", the run had text field "Name"\)/,
+    );
+    await page.locator('.event-completed').waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Python script' }).waitFor();
+    await saveScreenshots(page, 'task-replay');
+    expect(ui.errors).toEqual([]);
+  }, 180_000);
+});
