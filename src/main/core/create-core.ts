@@ -134,9 +134,10 @@ export async function createCore(options: CoreOptions) {
   screenshots.onSaved = (computerId, file) => void recorder.screenshotSaved(computerId, file);
   const { workerEntry } = options;
   const host = new HostDriver({ environments, settings, workerEntry });
+  const desktops = new DesktopDriver({ environments, settings, host, workerEntry, policy });
   const drivers = new Map<ComputerKind, ComputerDriver>([
     ['browser', new BrowserDriver({ browsers, environments, settings })],
-    ['desktop', new DesktopDriver({ environments, settings, host, workerEntry })],
+    ['desktop', desktops],
   ]);
   const registry = new ComputerRegistry({
     drivers,
@@ -226,6 +227,7 @@ export async function createCore(options: CoreOptions) {
   source.subscribe(() => registry.settingsChanged());
   const blockFiles = new IpBlockFiles(dataDir, guards.failures);
   browsers.prewarm();
+  desktops.prewarm();
 
   return {
     /** The settings as they are now: a frozen snapshot (change them through settingsService). */
@@ -240,6 +242,7 @@ export async function createCore(options: CoreOptions) {
     screencasts,
     screenshots,
     browsers,
+    desktops,
     events,
     recorder,
     scrubber,
@@ -273,6 +276,7 @@ export async function createCore(options: CoreOptions) {
         () => registry.close(),
         () => recorder.close(),
         () => browsers.close(),
+        () => desktops.close(),
         () => responses.close(),
         () => screenshots.close(),
         () => keys.close(),

@@ -9,8 +9,9 @@ import { readStoredSettings, writeStoredSettings } from './store/settings-store.
 type Values = Record<string, unknown>;
 
 /**
- * Read once at start: the listener, and the one shared Chromium's launch options and warm pool.
- * Every other key is read where it is used, from the snapshot current at that moment.
+ * Read once at start: the listener, the one shared Chromium's launch options and warm pool, and
+ * the desktops' warm pool. Every other key is read where it is used, from the snapshot current
+ * at that moment.
  */
 export const RESTART_KEYS: readonly string[] = [
   'server.host',
@@ -18,6 +19,7 @@ export const RESTART_KEYS: readonly string[] = [
   'browser.executable_path',
   'browser.headless',
   'browser.warm_pool',
+  'desktop.warm_pool',
 ];
 
 const DEFAULTS = Settings.parse({});

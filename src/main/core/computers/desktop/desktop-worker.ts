@@ -64,6 +64,10 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       const { x, y } = await mouse.getPosition();
       return { x, y };
     }
+    case 'xauthority':
+      // libX11 reads the variable at each connection.
+      process.env.XAUTHORITY = request.path;
+      return null;
   }
 }
 
