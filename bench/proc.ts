@@ -178,11 +178,11 @@ export async function desktopPss(
   for (let i = 0; i < 5; i++) {
     const byProgram = new Map<string, number>();
     for (const pid of desktopProcesses(server, id)) {
-      let name = 'other';
+      let name: string;
       try {
         name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
       } catch {
-        continue;
+        continue; // ended meanwhile
       }
       if (name === 'node' || name === 'MainThread') name = 'worker';
       byProgram.set(name, (byProgram.get(name) ?? 0) + pssKb(pid) / 1024);
