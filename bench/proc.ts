@@ -167,3 +167,59 @@ async function settled<T extends Pss>(read: () => T, mb: number): Promise<T> {
   readings.sort((a, b) => a.mb - b.mb);
   return readings[2]!;
 }
+
+/** A desktop's processes: its X server, its worker, and every process on its display. */
+function desktopProcesses(server: TestServer, id: string): number[] {
+  const computer = server.core.computers.get('local', id);
+  const { display, worker } = (
+    computer.operator as unknown as {
+      options: { display: { pid: number }; worker: { pid: number } };
+    }
+  ).options;
+  const pids = new Set([display.pid, worker.pid]);
+  const variable = `\0DISPLAY=${computer.spec.env.DISPLAY}\0`;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (`\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(variable))
+        pids.add(Number(entry));
+    } catch {
+      // ended meanwhile, or not ours to read
+    }
+  }
+  return [...pids];
+}
+
+/**
+ * PSS of a desktop's processes once it has settled (2 s), the median of 5 readings; `parts`
+ * says what each program held (MB), largest first.
+ */
+export async function desktopPss(
+  server: TestServer,
+  id: string,
+): Promise<{ mb: number; parts: string }> {
+  await sleep(2000);
+  const readings: Array<{ mb: number; parts: string }> = [];
+  for (let i = 0; i < 5; i++) {
+    const byProgram = new Map<string, number>();
+    for (const pid of desktopProcesses(server, id)) {
+      let name: string;
+      try {
+        name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        continue; // ended meanwhile
+      }
+      if (name === 'node' || name === 'MainThread') name = 'worker';
+      byProgram.set(name, (byProgram.get(name) ?? 0) + pssKb(pid) / 1024);
+    }
+    const mb = [...byProgram.values()].reduce((a, b) => a + b, 0);
+    const parts = [...byProgram]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, value]) => `${name} ${value.toFixed(1)}`)
+      .join(', ');
+    readings.push({ mb, parts });
+    await sleep(150);
+  }
+  readings.sort((a, b) => a.mb - b.mb);
+  return readings[2]!;
+}

@@ -14,11 +14,13 @@
  *
  * Each case is a file of bench/cases; bench/report.ts prints the table and writes results.json.
  */
+import { existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFixtureServer, type FixtureServer } from '../test/helpers/fixture-server.js';
 import { startTestServer, type TestServer } from '../test/helpers/test-server.js';
+import { builtAppPaths } from '../src/main/start-benchtop.js';
 import type { Bench } from './bench.js';
 import { benchActions } from './cases/actions.js';
 import { benchApprovals } from './cases/approvals.js';
@@ -51,6 +53,7 @@ import { round } from './stats.js';
  */
 const SETTINGS = {
   browser: { warm_pool: 2 },
+  desktop: { warm_pool: 1 },
   limits: { browsers_per_org: 60, requests_per_second: 100_000, burst: 100_000 },
   models: benchModels(),
 };
@@ -68,7 +71,10 @@ async function main(): Promise<void> {
   const started = performance.now();
   const noise = noiseMeter();
   fixtures = await startFixtureServer();
-  server = await startTestServer(SETTINGS);
+  // The built desktop worker where there is one: what ships, not the sources run through tsx.
+  const built = join(import.meta.dirname, '..', 'out', 'main');
+  const paths = existsSync(join(built, 'desktop-worker.js')) ? builtAppPaths(built) : undefined;
+  server = await startTestServer(SETTINGS, { paths });
   const client = new BenchClient(server.url, server.key);
   const report = new Report();
   const browser = await server.core.browsers.launch();

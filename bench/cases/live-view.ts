@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../../test/helpers/test-server.js';
 import { launchUiBrowser, openUi } from '../../test/helpers/ui-browser.js';
 import type { Bench } from '../bench.js';
+import { benchLiveViewLatency } from './live-view-latency.js';
 import { progress } from '../report.js';
 import { round } from '../stats.js';
 
@@ -24,7 +25,8 @@ const frames = (page: Page, which: 'framesDrawn' | 'framesReceived') =>
  * Chromium of its own, counted as frames drawn on its canvas (raw = frames that arrived at it).
  * The UI is the built one (out/renderer), so `npm run build` must have run.
  */
-export async function benchLiveView({ server, client, fixtures, report }: Bench): Promise<void> {
+export async function benchLiveView(bench: Bench): Promise<void> {
+  const { server, client, fixtures, report } = bench;
   const target = `api ≥ ${TARGET_FPS} frames/s drawn (raw = frames received)`;
   if (!existsSync(BUILT_UI)) {
     report.add({
@@ -69,8 +71,32 @@ export async function benchLiveView({ server, client, fixtures, report }: Bench)
       samples: Math.round(fps * SECONDS),
     });
     progress(`live view fps: ${round(fps)} drawn of ${round(arrived)} received`);
+    await latencyRows(bench, browser, id);
   } finally {
     await browser.close();
     await client.request('DELETE', `/computers/${id}`);
+  }
+}
+
+/** Opening and input-to-photon in the UI, for the browser computer above and for a desktop. */
+async function latencyRows(bench: Bench, browser: Browser, browserId: string): Promise<void> {
+  const { server, client, fixtures, report } = bench;
+  const colors = `${fixtures.url}/colors.html`;
+  const ui = await openUi(browser, server);
+  try {
+    await client.request('POST', `/computers/${browserId}/navigate`, { url: colors }, 'action');
+    await benchLiveViewLatency('browser', { ui, client, id: browserId, url: colors, report });
+    const { id } = (await client.request('POST', '/computers', { kind: 'desktop' })) as {
+      id: string;
+    };
+    try {
+      // The desktop's own Chromium, a window filling its screen, shows the same page.
+      await client.request('POST', `/computers/${id}/navigate`, { url: colors }, 'action');
+      await benchLiveViewLatency('desktop', { ui, client, id, url: colors, report });
+    } finally {
+      await client.request('DELETE', `/computers/${id}`);
+    }
+  } finally {
+    await ui.close();
   }
 }

@@ -162,7 +162,11 @@ const BrowserSettings = section('browser', {
     .superRefine(checkBackends)
     .default(DEFAULT_BACKENDS),
 });
-const DesktopSettings = section('desktop', { host_mode: z.boolean().default(false) });
+const DesktopSettings = section('desktop', {
+  host_mode: z.boolean().default(false),
+  /** Desktops started ahead, so a create takes one ready (0 turns it off). */
+  warm_pool: z.number().int().min(0).max(4).default(1),
+});
 const ExecSettings = section('exec', {
   enabled: z.boolean().default(true),
   /**

@@ -35,7 +35,13 @@ export function serveProcess(
   env: Record<string, string> = {},
 ): Promise<BenchtopProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-    env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, BENCHTOP_BROWSER_WARM_POOL: '1', ...env }),
+    env: cleanEnv({
+      BENCHTOP_DATA_DIR: dataDir,
+      BENCHTOP_BROWSER_WARM_POOL: '1',
+      // A spare desktop is a display started with every process: the shutdown suite asks for one.
+      BENCHTOP_DESKTOP_WARM_POOL: '0',
+      ...env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

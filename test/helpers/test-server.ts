@@ -8,6 +8,7 @@ import { readStoredSettings } from '../../src/main/core/store/settings-store.js'
 import type { SseOptions } from '../../src/main/server/sse.js';
 import { startServer } from '../../src/main/server/start-server.js';
 import { createApiClient, type ApiClient } from '../../src/shared/client/api-client.js';
+import type { AppPaths } from '../../src/main/start-benchtop.js';
 import { sourceAppPaths } from './app-paths.js';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
@@ -44,7 +45,13 @@ export function testKey(): string {
 /** The real server on port 0 with a fresh data dir and a key for organization `local`. */
 export async function startTestServer(
   settings: SettingsInput = {},
-  options: { dataDir?: string; log?: (line: string) => void; sse?: SseOptions } = {},
+  options: {
+    dataDir?: string;
+    log?: (line: string) => void;
+    sse?: SseOptions;
+    /** The built app's paths (the bench measures what ships); the sources' by default. */
+    paths?: AppPaths;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'benchtop-test-'));
   const key = testKey();
@@ -53,6 +60,9 @@ export async function startTestServer(
     ...settings,
     server: { port: 0, ...settings.server },
     browser: { warm_pool: 1, ...settings.browser },
+    // A spare desktop costs every test server a display's start: only the suites about desktops
+    // ask for one.
+    desktop: { warm_pool: 0, ...settings.desktop },
     // Suites send hundreds of requests a second, and bad keys on purpose, all from 127.0.0.1;
     // test/integration/security.test.ts sets these limits itself.
     limits: {
@@ -63,7 +73,7 @@ export async function startTestServer(
     },
   };
   const resolved = resolveSettings({ stored: readStoredSettings(dataDir), env: {}, flags });
-  const paths = sourceAppPaths();
+  const paths = options.paths ?? sourceAppPaths();
   const core = await createCore({
     settings: resolved,
     dataDir,

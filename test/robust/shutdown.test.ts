@@ -84,7 +84,11 @@ function visit(server: BenchtopProcess, key: string, id: string, query: string) 
 
 describe('SIGTERM of benchtop serve', () => {
   it('exits 0, saves environments, ends the task as shutdown and leaves no process', async () => {
-    const env = { BENCHTOP_CONFIG: join(configDir, 'config.json') };
+    // With a spare desktop waiting (and taken by the restored desktop after the restart).
+    const env = {
+      BENCHTOP_CONFIG: join(configDir, 'config.json'),
+      BENCHTOP_DESKTOP_WARM_POOL: '1',
+    };
     const first = await serveProcess(dataDir, env);
     started.push(first);
     const key = first.firstKey!;

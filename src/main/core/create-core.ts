@@ -140,9 +140,10 @@ export async function createCore(options: CoreOptions) {
     headless: settings().browser.headless,
     tracesDir: browsers.tracesDir,
   });
+  const desktops = new DesktopDriver({ environments, settings, host, workerEntry, policy });
   const drivers = new Map<ComputerKind, ComputerDriver>([
     ['browser', new BrowserDriver({ browsers, backends, environments, settings })],
-    ['desktop', new DesktopDriver({ environments, settings, host, workerEntry })],
+    ['desktop', desktops],
   ]);
   const registry = new ComputerRegistry({
     drivers,
@@ -232,6 +233,7 @@ export async function createCore(options: CoreOptions) {
   source.subscribe(() => registry.settingsChanged());
   const blockFiles = new IpBlockFiles(dataDir, guards.failures);
   if (backends.hasLocal) browsers.prewarm();
+  desktops.prewarm();
 
   return {
     /** The settings as they are now: a frozen snapshot (change them through settingsService). */
@@ -247,6 +249,7 @@ export async function createCore(options: CoreOptions) {
     screenshots,
     browsers,
     backends,
+    desktops,
     events,
     recorder,
     scrubber,
@@ -281,6 +284,7 @@ export async function createCore(options: CoreOptions) {
         () => recorder.close(),
         () => backends.close(),
         () => browsers.close(),
+        () => desktops.close(),
         () => responses.close(),
         () => screenshots.close(),
         () => keys.close(),

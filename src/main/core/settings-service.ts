@@ -10,8 +10,8 @@ type Values = Record<string, unknown>;
 
 /**
  * Read once at start: the listener, the one shared Chromium's launch options and warm pool, and
- * the browser backends.
- * Every other key is read where it is used, from the snapshot current at that moment.
+ * the browser backends, and the desktops' warm pool. Every other key is read where it is used,
+ * from the snapshot current at that moment.
  */
 export const RESTART_KEYS: readonly string[] = [
   'server.host',
@@ -20,6 +20,7 @@ export const RESTART_KEYS: readonly string[] = [
   'browser.headless',
   'browser.warm_pool',
   'browser.backends',
+  'desktop.warm_pool',
 ];
 
 const DEFAULTS = Settings.parse({});

@@ -108,7 +108,7 @@ export class ComputerSandbox {
   private constructor(
     private readonly bwrap: Launched,
     private readonly innerPid: number,
-    private readonly options: SandboxOptions,
+    private options: SandboxOptions,
   ) {
     void bwrap.exited.then(() => {
       if (!this.closing) for (const listener of this.exitListeners) listener();
@@ -151,6 +151,14 @@ export class ComputerSandbox {
     });
     const innerPid = await readChildPid(bwrap);
     return new ComputerSandbox(bwrap, innerPid, options);
+  }
+
+  /**
+   * After its workspace and private folder were renamed on the host (a spare desktop handed to a
+   * computer): its mounts follow the folders themselves, only the host paths it reports change.
+   */
+  relocate(paths: { workspace: string; privateDir: string }): void {
+    this.options = { ...this.options, ...paths };
   }
 
   /** The sandbox's /tmp on the host. */

@@ -15,7 +15,9 @@ export type WorkerRequest =
   /** `ifChanged`: answer `jpeg: null` when the screen is what the previous frame showed. */
   | { op: 'frame'; quality: number; maxWidth?: number; ifChanged?: boolean }
   | { op: 'size' }
-  | { op: 'cursor' };
+  | { op: 'cursor' }
+  /** Where the display's cookie is now: nut-js connects anew for each call. */
+  | { op: 'xauthority'; path: string };
 
 /**
  * What each request answers. Images arrive as Uint8Array (structured clone turns the worker's
@@ -33,6 +35,7 @@ export type WorkerResults = {
   frame: { jpeg: Uint8Array | null; width: number; height: number; cursor: Point };
   size: { width: number; height: number };
   cursor: Point;
+  xauthority: null;
 };
 
 export type WorkerResult<R extends WorkerRequest> = WorkerResults[R['op']];

@@ -3,13 +3,27 @@
  * its process. It answers requests from the main process over the IPC channel.
  */
 import { Button, Key, keyboard, mouse, Point, screen } from '@nut-tree-fork/nut-js';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import type {
   WorkerAnswer,
   WorkerButton,
   WorkerMessage,
   WorkerRequest,
 } from './desktop-protocol.js';
+
+/**
+ * Loaded at the first image: libvips is a good part of what the worker would hold otherwise, and
+ * a desktop nobody watches, records or screenshots never needs it.
+ */
+let sharpModule: Promise<typeof import('sharp')> | undefined;
+const loadSharp = () =>
+  (sharpModule ??= import('sharp').then((module) => {
+    // One image at a time, never the same one twice: libvips's cache of operations and its
+    // threads' memory pools would only hold tens of megabytes for as long as the desktop runs.
+    module.default.cache(false);
+    module.default.concurrency(1);
+    return module;
+  }));
 
 keyboard.config.autoDelayMs = 0;
 mouse.config.autoDelayMs = 0;
@@ -64,6 +78,10 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       const { x, y } = await mouse.getPosition();
       return { x, y };
     }
+    case 'xauthority':
+      // libX11 reads the variable at each connection.
+      process.env.XAUTHORITY = request.path;
+      return null;
   }
 }
 
@@ -108,7 +126,8 @@ async function keys(list: Key[], mode: 'tap' | 'down' | 'up'): Promise<null> {
  * alpha must be gone before sharp sees the pixels. Done in JavaScript because it is the fastest
  * way measured (about 2 ms for 1280×720, where a libvips recomb costs about 9 ms).
  */
-function rgbOf(image: { data: Buffer; width: number; height: number }): Sharp {
+async function rgbOf(image: { data: Buffer; width: number; height: number }): Promise<Sharp> {
+  const { default: sharp } = await loadSharp();
   const { data, width, height } = image;
   const rgb = Buffer.allocUnsafe(width * height * 3);
   for (let from = 0, to = 0; from < data.length; from += 4, to += 3) {
@@ -122,7 +141,7 @@ function rgbOf(image: { data: Buffer; width: number; height: number }): Sharp {
 /** PNG of the whole display. */
 async function screenshot(): Promise<{ png: Buffer; width: number; height: number }> {
   const image = await screen.grab();
-  const png = await rgbOf(image).png({ compressionLevel: 1 }).toBuffer();
+  const png = await (await rgbOf(image)).png({ compressionLevel: 1 }).toBuffer();
   return { png, width: image.width, height: image.height };
 }
 
@@ -156,7 +175,7 @@ async function frame(
   }
   let width = image.width;
   let height = image.height;
-  let pipeline = rgbOf(image);
+  let pipeline = await rgbOf(image);
   if (maxWidth && maxWidth < width) {
     height = Math.round((height * maxWidth) / width);
     width = maxWidth;

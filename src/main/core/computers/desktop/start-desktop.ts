@@ -7,9 +7,10 @@ import { ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 import { OPENBOX_CONFIG } from './openbox-config.js';
 import { DesktopOperator, type DesktopBrowserSetup } from './desktop-operator.js';
 import { WorkerClient, type WorkerEntry } from './worker-client.js';
-import { sandboxDisplayEnv, startXDisplay } from './x-display.js';
+import { sandboxDisplayEnv, startXDisplay, type PrivateXDisplay } from './x-display.js';
 
-export type DesktopStart = DesktopBrowserSetup & {
+/** What a desktop runs before it is anyone's computer, and where. */
+export type DesktopPartsStart = {
   width: number;
   height: number;
   workspace: string;
@@ -21,21 +22,66 @@ export type DesktopStart = DesktopBrowserSetup & {
   network: boolean;
   /** Whether it gets a terminal: only where its organization may run shell commands. */
   terminal: boolean;
-  /** Called once if the display or the worker dies on its own (not its browser: it restarts). */
-  onCrash: () => void;
+  /** Chromium's path, which the sandbox must let it run; undefined when none was found. */
+  browser?: string;
   workerEntry: WorkerEntry;
 };
+
+/** A desktop's running processes: display, worker, sandbox, window manager, terminal. */
+export type DesktopParts = {
+  display: PrivateXDisplay;
+  worker: WorkerClient;
+  sandbox?: ComputerSandbox;
+  terminal?: Launched;
+};
+
+export type DesktopStart = DesktopPartsStart &
+  DesktopBrowserSetup & {
+    /** Called once if the display or the worker dies on its own (not its browser: it restarts). */
+    onCrash: () => void;
+  };
 
 /**
  * A whole desktop: private display, window manager, a terminal in the workspace (where commands
  * are allowed), its own worker. The worker drives the display from outside; the window manager,
  * the terminal and the browser run in the sandbox, where one is asked for.
  */
-export async function startDesktop(options: DesktopStart): Promise<{
+export async function startDesktop(options: DesktopStart): Promise<StartedDesktop> {
+  return desktopOf(await startDesktopParts(options), options);
+}
+
+type StartedDesktop = {
   operator: DesktopOperator;
   env: Record<string, string>;
   sandbox?: ComputerSandbox;
-}> {
+};
+
+/** The computer made of a desktop's started parts. */
+export function desktopOf(
+  parts: DesktopParts,
+  options: DesktopBrowserSetup & { workspace: string; onCrash: () => void },
+): StartedDesktop {
+  const { display, sandbox } = parts;
+  const operator = new DesktopOperator({
+    ...parts,
+    workspace: options.workspace,
+    browser: options.browser,
+    maxTabs: options.maxTabs,
+    report: options.report,
+  });
+  operator.onCrash(options.onCrash);
+  return { operator, env: sandbox ? sandboxDisplayEnv(display.name) : display.env, sandbox };
+}
+
+/** Ends what startDesktopParts started (a desktop's operator ends its own parts). */
+export async function closeDesktopParts(parts: DesktopParts): Promise<void> {
+  parts.worker.close();
+  await parts.display.close();
+  await parts.sandbox?.close();
+}
+
+/** Starts a desktop's processes; it is ready for input when this resolves. */
+export async function startDesktopParts(options: DesktopPartsStart): Promise<DesktopParts> {
   const display = await startXDisplay(options.width, options.height, options.privateDir);
   const workerStart = WorkerClient.start(display.env, options.workerEntry);
   let sandbox: ComputerSandbox | undefined;
@@ -68,23 +114,7 @@ export async function startDesktop(options: DesktopStart): Promise<{
       await waitForWindow(display.env, ['--class', 'xterm']);
     }
     const worker = await workerStart;
-    const { browser, maxTabs, report } = options;
-    const operator = new DesktopOperator({
-      display,
-      worker,
-      workspace: options.workspace,
-      sandbox,
-      terminal,
-      browser,
-      maxTabs,
-      report,
-    });
-    operator.onCrash(options.onCrash);
-    return {
-      operator,
-      env: sandbox ? sandboxDisplayEnv(display.name) : display.env,
-      sandbox,
-    };
+    return { display, worker, sandbox, terminal };
   } catch (error) {
     workerStart.then(
       (worker) => worker.close(),
@@ -100,7 +130,6 @@ const WINDOW_TIMEOUT_MS = 10_000;
 const POLL_MS = 100;
 const REMAP_AFTER_MS = 300;
 
-/** Polls for a mapped window (xdotool's own --sync was seen to stall for seconds). */
 /**
  * Polls for the terminal's mapped window. A map request that arrives while the window manager is
  * still starting can be lost (seen about once in eight starts); after a moment it is asked again.

@@ -31,6 +31,15 @@ export type XDisplay = {
   close(): Promise<void>;
 };
 
+/** A display of Benchtop's own (Xvfb), its cookie in a private folder. */
+export type PrivateXDisplay = XDisplay & {
+  /**
+   * After its private folder was renamed to `to`: programs started from then on find the cookie
+   * there. (The X server read it at start; the worker connected before.)
+   */
+  relocate(to: string): void;
+};
+
 export type LaunchOptions = {
   /** The host folder it starts in (inside a sandbox it starts in /workspace). */
   cwd?: string;
@@ -40,6 +49,8 @@ export type LaunchOptions = {
 
 /** The display's cookie file as its sandbox sees it, in its /tmp. */
 const AUTH_FILE = '.Xauthority';
+/** The copy in its private folder, for Benchtop's own tools. */
+const HOST_AUTH_FILE = 'Xauthority';
 
 /**
  * A private X display: Xvfb picks a free display number itself (-displayfd, so two computers never
@@ -51,12 +62,12 @@ export async function startXDisplay(
   width: number,
   height: number,
   privateDir: string,
-): Promise<XDisplay> {
+): Promise<PrivateXDisplay> {
   const tmp = join(privateDir, 'tmp');
   await mkdir(tmp, { recursive: true, mode: 0o700 });
   // Two copies: Benchtop's own tools read the one the sandbox cannot touch.
   const cookie = xauthority(randomBytes(16));
-  const authFile = join(privateDir, 'Xauthority');
+  const authFile = join(privateDir, HOST_AUTH_FILE);
   await writeFile(authFile, cookie, { mode: 0o600, flag: 'wx' });
   await writeFile(join(tmp, AUTH_FILE), cookie, { mode: 0o600, flag: 'wx' });
   const xvfb = await launch(
@@ -72,6 +83,10 @@ export async function startXDisplay(
       '-nolisten',
       'tcp',
       '-noreset',
+      // GLX loads Mesa into the X server: about 30 MB of an idle desktop's memory, for an
+      // extension nothing on it uses (Chromium renders in software without a GPU either way).
+      '-extension',
+      'GLX',
     ],
     { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
   ).catch((error: NodeJS.ErrnoException) => {
@@ -90,7 +105,7 @@ export async function startXDisplay(
   void xvfb.exited.then(() => {
     if (!closing) for (const listener of exitListeners) listener();
   });
-  const display: XDisplay = {
+  const display: PrivateXDisplay = {
     name,
     env,
     socket: `/tmp/.X11-unix/X${number}`,
@@ -115,6 +130,9 @@ export async function startXDisplay(
       return child;
     },
     onExit: (listener) => exitListeners.push(listener),
+    relocate(to) {
+      env.XAUTHORITY = join(to, HOST_AUTH_FILE);
+    },
     async close() {
       closing = true;
       for (const child of children.reverse()) child.kill();

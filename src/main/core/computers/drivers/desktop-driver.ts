@@ -1,10 +1,12 @@
 import type { CreateComputerBody } from '../../../../shared/computers.js';
 import type { Settings } from '../../config.js';
 import { invalidRequest } from '../../errors.js';
+import { OWNER_ORG, type OrganizationPolicy } from '../../sandbox/organization-policy.js';
 import type { EnvironmentState, EnvironmentStore } from '../../store/environment-store.js';
 import { findChromium } from '../browser/find-chromium.js';
 import { DESKTOP_CAPABILITIES, type DesktopOperator } from '../desktop/desktop-operator.js';
-import { startDesktop } from '../desktop/start-desktop.js';
+import { DesktopSpares } from '../desktop/desktop-spares.js';
+import { closeDesktopParts, desktopOf, startDesktop } from '../desktop/start-desktop.js';
 import type { WorkerEntry } from '../desktop/worker-client.js';
 import { advancedProxy } from './browser-driver.js';
 import {
@@ -23,6 +25,8 @@ export type DesktopDriverDeps = {
   host: HostDriver;
   /** The desktop worker's module, resolved where the app is composed. */
   workerEntry: WorkerEntry;
+  /** Whether the owner's desktops are sandboxed and get a terminal: the spares' shape. */
+  policy: OrganizationPolicy;
 };
 
 /** Desktop computers: a private X display each (or, with host_display, the machine's own). */
@@ -32,7 +36,39 @@ export class DesktopDriver implements ComputerDriver<DesktopOperator> {
   /** Its programs (its Chromium above all) write their state to the workspace as they exit. */
   readonly savesAfterClose = true;
 
-  constructor(private readonly deps: DesktopDriverDeps) {}
+  /** Desktops started ahead for the owner's creates (desktop.warm_pool, read once at start). */
+  private readonly spares: DesktopSpares;
+
+  constructor(private readonly deps: DesktopDriverDeps) {
+    const { policy, settings } = deps;
+    this.spares = new DesktopSpares({
+      size: process.platform === 'linux' ? settings().desktop.warm_pool : 0,
+      dir: policy.privateDir('spare-desktops'),
+      workerEntry: deps.workerEntry,
+      shape: async () => ({
+        ...DEFAULT_DISPLAY,
+        sandboxed: await policy.sandboxed(OWNER_ORG, 'desktop'),
+        network: policy.network(OWNER_ORG),
+        terminal: policy.mayExec(OWNER_ORG),
+        browser: this.browser(),
+      }),
+    });
+  }
+
+  /** Starts the spares (desktop.warm_pool) in the background. */
+  prewarm(): void {
+    this.spares.prewarm();
+  }
+
+  /** Resolves when the spares are ready (for benchmarks that time warm creates). */
+  whenWarm(): Promise<void> {
+    return this.spares.whenWarm();
+  }
+
+  /** Ends the spares; the computers end through the registry. */
+  close(): Promise<void> {
+    return this.spares.close();
+  }
 
   prepare(body: CreateComputerBody): ComputerPlan {
     const display = { ...DEFAULT_DISPLAY, ...body.display };
@@ -49,21 +85,42 @@ export class DesktopDriver implements ComputerDriver<DesktopOperator> {
     display: { width: number; height: number },
     context: StartContext,
   ): Promise<StartedComputer> {
-    await restoreWorkspace(this.deps.environments, context);
-    return startDesktop({
+    const shape = {
       width: display.width,
       height: display.height,
-      workspace: context.workspace,
-      privateDir: context.privateDir,
       sandboxed: context.sandboxed,
       network: context.network,
       terminal: context.terminal,
-      browser: findChromium(this.deps.settings().browser.executable_path),
+      browser: this.browser(),
+    };
+    const setup = {
+      workspace: context.workspace,
+      browser: shape.browser,
       maxTabs: context.maxTabs,
       report: context.report,
       onCrash: context.onCrash,
-      workerEntry: this.deps.workerEntry,
-    });
+    };
+    const spare = await this.spares.take(shape, context);
+    if (!spare) {
+      await restoreWorkspace(this.deps.environments, context);
+      return startDesktop({
+        ...shape,
+        ...setup,
+        privateDir: context.privateDir,
+        workerEntry: this.deps.workerEntry,
+      });
+    }
+    try {
+      await restoreWorkspace(this.deps.environments, context);
+    } catch (error) {
+      await closeDesktopParts(spare);
+      throw error;
+    }
+    return desktopOf(spare, setup);
+  }
+
+  private browser(): string | undefined {
+    return findChromium(this.deps.settings().browser.executable_path);
   }
 }
 
