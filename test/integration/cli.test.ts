@@ -16,7 +16,8 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('BENCHTOP_')),
   );
-  return { ...env, BENCHTOP_BROWSER_WARM_POOL: '1', ...extra };
+  // No spare desktop: these tests are about the command line, and a spare is a display to start.
+  return { ...env, BENCHTOP_BROWSER_WARM_POOL: '1', BENCHTOP_DESKTOP_WARM_POOL: '0', ...extra };
 }
 
 /** Starts `benchtop serve` and resolves once it printed its listening line. */

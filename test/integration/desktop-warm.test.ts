@@ -8,6 +8,7 @@ import {
   typeInTerminal,
   waitForFile,
 } from '../helpers/desktop.js';
+import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -87,9 +88,13 @@ describe('a warm desktop', () => {
     const [spare, ...others] = await serverDisplays();
     expect(others).toEqual([]);
     expect((await processesOnDisplay(spare!)).length).toBeGreaterThanOrEqual(3);
+    // Everything the server started, the sandbox's own init (in a session of its own) included.
+    const started = descendants(process.pid);
+    expect(started.filter((pid) => commandOf(pid).startsWith('bwrap')).length).toBeGreaterThan(0);
     closed = true;
     await server.close();
     expect(await processesOnDisplay(spare!)).toEqual([]);
     expect(await serverDisplays()).toEqual([]);
+    expect(started.filter(isAlive).map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
   }, 90_000);
 });

@@ -408,6 +408,7 @@ describe("Chromium's sandbox", () => {
             HOME: dataDir,
             BENCHTOP_DATA_DIR: dataDir,
             BENCHTOP_BROWSER_WARM_POOL: '0',
+            BENCHTOP_DESKTOP_WARM_POOL: '0',
           },
           uid: NOBODY,
           gid: NOBODY,

@@ -26,7 +26,12 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
     (entry): entry is [string, string] =>
       !entry[0].startsWith('BENCHTOP_') && entry[0] !== 'TZAFON_API_KEY' && entry[1] !== undefined,
   );
-  return { ...Object.fromEntries(env), BENCHTOP_BROWSER_WARM_POOL: '1', ...extra };
+  return {
+    ...Object.fromEntries(env),
+    BENCHTOP_BROWSER_WARM_POOL: '1',
+    BENCHTOP_DESKTOP_WARM_POOL: '0',
+    ...extra,
+  };
 }
 
 async function freePort(): Promise<number> {

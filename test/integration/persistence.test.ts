@@ -262,6 +262,7 @@ describe('a kill -9 during a save', () => {
         BENCHTOP_DATA_DIR: dataDir,
         BENCHTOP_API_KEY: KEY,
         BENCHTOP_BROWSER_WARM_POOL: '0',
+        BENCHTOP_DESKTOP_WARM_POOL: '0',
         ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -276,7 +276,7 @@ describe('a setting also given as a BENCHTOP_* variable, through the real compos
       paths: sourceAppPaths(),
       dataDir: own,
       env: { BENCHTOP_API_KEY: key, BENCHTOP_EXEC_ENABLED: 'false' },
-      flags: { server: { port: 0 }, browser: { warm_pool: 0 } },
+      flags: { server: { port: 0 }, browser: { warm_pool: 0 }, desktop: { warm_pool: 0 } },
       log: () => {},
     });
     try {

@@ -118,7 +118,7 @@ describe('quitting the app', () => {
       dataDir,
       env: {},
       windowKey,
-      flags: { server: { port: 0 }, browser: { warm_pool: 0 } },
+      flags: { server: { port: 0 }, browser: { warm_pool: 0 }, desktop: { warm_pool: 0 } },
       log: () => {},
     });
     try {
