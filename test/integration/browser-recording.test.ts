@@ -22,6 +22,10 @@ import type { RecordingSink } from '../../src/main/core/computers/drivers/driver
 import { EnvironmentStore } from '../../src/main/core/store/environment-store.js';
 import { startHttpProxy, type HttpProxy } from '../helpers/http-proxy.js';
 
+/** vi.waitFor with room for a loaded machine (its own default gives up after one second). */
+const settles = <T>(check: () => T | Promise<T>) =>
+  vi.waitFor(check, { timeout: 15_000, interval: 50 });
+
 const COOKIE = `c00kie-${randomBytes(6).toString('hex')}`;
 const TOKEN = `t0ken-${randomBytes(6).toString('hex')}`;
 const PASSWORD = `pr0xy-${randomBytes(6).toString('hex')}`;
@@ -228,7 +232,7 @@ describe('a recorded browser computer', () => {
   it('writes every request of its page to the HAR, with statuses, and no credentials', async () => {
     const { dir, operator } = await recordedComputer();
     await perform(operator, { type: 'navigate', url: `${base}/start` });
-    await vi.waitFor(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
+    await settles(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
 
     const { raw, har } = await harDocument(dir);
     expect(har.log).toMatchObject({ version: '1.2', creator: { name: 'Benchtop' } });
@@ -288,11 +292,11 @@ describe('a recorded browser computer', () => {
     const opener = operator.mainTabId();
     await perform(operator, { type: 'click', at: { x: 100, y: 100 }, button: 'left', count: 1 });
     // The tab the site opened becomes main.
-    await vi.waitFor(() => expect(operator.mainTabId()).not.toBe(opener));
+    await settles(() => expect(operator.mainTabId()).not.toBe(opener));
     const opened = operator.mainTabId();
     const pages = () =>
       Object.fromEntries(harLines(dir).map((entry) => [pathOf(entry), entry.pageref]));
-    await vi.waitFor(() =>
+    await settles(() =>
       expect(pages()).toEqual({
         '/opener.html': opener,
         '/page.html': opened,
@@ -310,7 +314,7 @@ describe('a recorded browser computer', () => {
   it('records the first load of a tab it opens with new_tab', async () => {
     const { dir, operator } = await recordedComputer();
     const { result } = await perform(operator, { type: 'new_tab', url: `${base}/page.html` });
-    await vi.waitFor(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
+    await settles(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
     expect(harLines(dir).find((entry) => pathOf(entry) === '/page.html')?.pageref).toBe(
       result.created_tab_id,
     );
@@ -321,14 +325,14 @@ describe('a recorded browser computer', () => {
       line.replaceAll('image.png', '[scrubbed]'),
     );
     await perform(operator, { type: 'navigate', url: `${base}/page.html` });
-    await vi.waitFor(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
+    await settles(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
     expect(harLines(dir).map(pathOf)).toContain('/[scrubbed]');
   });
 
   it('sends console messages and uncaught errors of its pages to the sink', async () => {
     const { consoled, operator } = await recordedComputer();
     await perform(operator, { type: 'navigate', url: `${base}/page.html` });
-    await vi.waitFor(() => expect(consoled.map((entry) => entry.level)).toContain('pageerror'));
+    await settles(() => expect(consoled.map((entry) => entry.level)).toContain('pageerror'));
     expect(consoled).toContainEqual({
       level: 'log',
       text: 'x',
@@ -382,7 +386,7 @@ describe('a recorded browser computer', () => {
     const { dir, operator } = await recordedComputer({ use_advanced_proxy: true });
     const url = `${base.replace('127.0.0.1', hostname())}/page.html`;
     await perform(operator, { type: 'navigate', url });
-    await vi.waitFor(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
+    await settles(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
     expect(proxy.log).toContain(`GET ${url}`);
 
     const { raw } = await harDocument(dir);
@@ -396,7 +400,7 @@ describe('a recorded browser computer', () => {
   it('writes a HAR document from a log a kill cut in the middle of a line', async () => {
     const { dir, operator, end } = await recordedComputer();
     await perform(operator, { type: 'navigate', url: `${base}/page.html` });
-    await vi.waitFor(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
+    await settles(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
     await end();
     await appendFile(join(dir, HAR_LOG), '{"startedDateTime":"2026-01-01T00:00:00.000Z","requ');
 
@@ -466,8 +470,8 @@ describe('after Benchtop was killed', () => {
           killedTraces,
           readdirSync(killedTraces).find((name) => name.endsWith('.trace'))!,
         );
-      await vi.waitFor(() => expect(readFileSync(part(), 'utf8')).toContain('"mouseClick"'));
-      await vi.waitFor(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
+      await settles(() => expect(readFileSync(part(), 'utf8')).toContain('"mouseClick"'));
+      await settles(() => expect(harLines(dir).map(pathOf)).toContain('/missing'));
     } finally {
       child.kill('SIGKILL');
     }
