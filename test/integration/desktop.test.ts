@@ -10,6 +10,7 @@ import {
   typeInTerminal,
   waitForFile,
 } from '../helpers/desktop.js';
+import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -52,8 +53,11 @@ describe('desktop computers', () => {
     const displays = [displayOf(server, one), displayOf(server, two)];
     const running = await Promise.all(displays.map(processesOnDisplay));
     expect(running.every((pids) => pids.length >= 3)).toBe(true);
+    // Their sandboxes (where bubblewrap runs): bwrap and its init, in a session of its own.
+    const sandboxes = descendants(process.pid).filter((pid) => commandOf(pid).startsWith('bwrap'));
     await Promise.all([one, two].map((id) => server.request('DELETE', `/computers/${id}`)));
     for (const display of displays) expect(await processesOnDisplay(display)).toEqual([]);
+    expect(sandboxes.filter(isAlive)).toEqual([]);
   });
 
   it('types every printable ASCII character, newlines and non-ASCII text exactly', async () => {
@@ -62,7 +66,8 @@ describe('desktop computers', () => {
     for (let code = 32; code < 127; code++) ascii += String.fromCharCode(code);
     const text = `${ascii}\nÜnïcödé — 日本語 ÉÀ\nlast line\n`;
     await startCat(server, id, 'typed.txt');
-    await act(id, 'type', { text });
+    const typed = await act(id, 'type', { text });
+    expect(typed.body.status, typed.text).toBe('success');
     await act(id, 'hotkey', { keys: ['ctrl+d'] });
     // cat writes the file when it gets ctrl+d; then the whole text must be there, exactly.
     await waitForFile(server, id, 'typed.txt', (text) => !!text?.endsWith('last line\n'));

@@ -101,12 +101,13 @@ describe('browser environments', () => {
     const first = await serve(dataDir);
     const atShutdown = await create(first, { persistent: true });
     await visit(first, atShutdown.id, '?login&mark=alice');
-    const idle = await create(first, { persistent: true, inactivity_timeout_seconds: 1 });
+    // Long enough that a loaded machine's pause between the visit's calls does not end it early.
+    const idle = await create(first, { persistent: true, inactivity_timeout_seconds: 4 });
     await visit(first, idle.id, '?login&mark=bob');
     await eventually(
       async () =>
         (await first.request('GET', `/computers/${idle.id}`)).body.status === 'terminated',
-      5000,
+      20_000,
     );
     await first.close();
     servers.splice(servers.indexOf(first), 1);

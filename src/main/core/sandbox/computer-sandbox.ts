@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../errors.js';
 import { launch, runProgram, type Launched } from '../runtime/process-supervisor.js';
 import { programBinds, systemBinds } from './system-binds.js';
@@ -7,6 +9,8 @@ import { programBinds, systemBinds } from './system-binds.js';
 /** Where a computer's workspace appears inside its sandbox. */
 export const SANDBOX_WORKSPACE = '/workspace';
 const START_TIMEOUT_MS = 10_000;
+/** How long a close waits for the sandbox's init to be gone after its kill. */
+const INIT_EXIT_MS = 2000;
 const INSTALL_HINT = 'apt-get install bubblewrap (Debian/Ubuntu) or dnf install bubblewrap';
 
 export type SandboxSupport = { available: true } | { available: false; reason: string };
@@ -245,11 +249,32 @@ export class ComputerSandbox {
   /** Ends every process of the sandbox and removes its /tmp. */
   async close(): Promise<void> {
     this.closing = true;
+    // The sandbox's init runs in a session of its own, out of the reach of the kill of bwrap's
+    // group, and outlived it (waiting on in a running Benchtop, one per desktop ever deleted):
+    // ended itself, it takes every process of its pid namespace with it.
+    const init = this.innerPid;
+    if (sandboxInitRuns(init)) process.kill(init, 'SIGKILL');
     if (this.bwrap.running) {
       this.bwrap.kill();
       await this.bwrap.exited;
     }
+    for (let waited = 0; waited < INIT_EXIT_MS && sandboxInitRuns(init); waited += 20) {
+      await sleep(20);
+    }
     await rm(this.options.privateDir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/**
+ * Whether the sandbox's init still runs: alive (not a zombie) and still bwrap (the pid of one
+ * that ended may be another program's by now).
+ */
+function sandboxInitRuns(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.includes('(bwrap) ') && !/\) Z /.test(stat);
+  } catch {
+    return false;
   }
 }
 
