@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
+import { commandOf } from './processes.js';
 import type { TestServer } from './test-server.js';
 
 /** The workspace folder of a computer (where its xterm's shell runs). */
@@ -38,10 +39,14 @@ export async function waitForFile(
   const deadline = Date.now() + timeoutMs;
   let text = await readWorkspaceFile(server, id, name);
   while (!done(text)) {
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
+      // What runs on the display says whether the terminal's program is still there to write.
+      const running = await processesOnDisplay(displayOf(server, id));
+      const commands = running.map((pid) => commandOf(pid).trim());
       throw new Error(
-        `${name} not as expected within ${timeoutMs} ms: ${text === undefined ? 'no such file' : JSON.stringify(text)}`,
+        `${name} not as expected within ${timeoutMs} ms: ${text === undefined ? 'no such file' : JSON.stringify(text)}; running on the display: ${commands.join(' | ')}`,
       );
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
     text = await readWorkspaceFile(server, id, name);
   }
