@@ -439,7 +439,21 @@ export class TaskRun {
       temperature: this.options.temperature,
     });
     this.functionOutputs.clear();
-    // The task's signal cancels the response when the task is ended from outside.
+    const response = await this.callModel(step, body);
+    this.previousResponse = response.id;
+    if (response.status !== 'completed') {
+      throw new Error(
+        `the model did not answer step ${step}: ${response.error?.message ?? response.status}`,
+      );
+    }
+    return response;
+  }
+
+  /**
+   * One model call of this task: recorded, counted against its budget, and cancelled through the
+   * task's signal when the task is ended from outside.
+   */
+  private async callModel(step: number, body: CreateResponseBody): Promise<ResponseObject> {
     const started = await this.deps.responses.create(this.org, body, {
       computerId: this.session.id,
       signal: this.controller.signal,
@@ -457,12 +471,6 @@ export class TaskRun {
       .catch(() => {});
     this.meter.refresh();
     this.checkStopped();
-    this.previousResponse = response.id;
-    if (response.status !== 'completed') {
-      throw new Error(
-        `the model did not answer step ${step}: ${response.error?.message ?? response.status}`,
-      );
-    }
     return response;
   }
 
@@ -624,23 +632,7 @@ export class TaskRun {
       reason,
       image: shot.image,
     });
-    const started = await this.deps.responses.create(this.org, body, {
-      computerId: this.session.id,
-      signal: this.controller.signal,
-      taskId: this.task.task_id,
-    });
-    const response = await started.finished;
-    void this.deps.recorder
-      ?.modelCall({
-        computerId: this.session.id,
-        taskId: this.task.task_id,
-        step,
-        request: body,
-        response,
-      })
-      .catch(() => {});
-    this.meter.refresh();
-    this.checkStopped();
+    const response = await this.callModel(step, body);
     if (response.status !== 'completed') {
       return { error: `the model did not answer: ${response.error?.message ?? response.status}` };
     }
