@@ -39,8 +39,15 @@ export class BenchClient {
     return timed(() => this.request(method, path, body, expect));
   }
 
-  async create(display?: Display): Promise<{ id: string; ms: number }> {
-    const body = { kind: 'browser', ...(display && { display: { ...display, scale: 1 } }) };
+  async create(
+    display?: Display,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: string; ms: number }> {
+    const body = {
+      kind: 'browser',
+      ...(display && { display: { ...display, scale: 1 } }),
+      ...extra,
+    };
     let id = '';
     const ms = await timed(async () => {
       ({ id } = (await this.request('POST', '/computers', body)) as { id: string });

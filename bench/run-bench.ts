@@ -48,11 +48,15 @@ import { round } from './stats.js';
 
 /**
  * warm_pool 2 is the shipped default (the test helper sets 1). The limits are raised so they never
- * shape what is measured: 50 idle computers at once for the density case, and bursts of ~1000
+ * shape what is measured: 50 idle computers at once for the density case (this machine's backend
+ * takes 20 by default), and bursts of ~1000
  * requests/s in the action loops (the per-key rate limit defaults to 100/s, burst 200).
  */
 const SETTINGS = {
-  browser: { warm_pool: 2 },
+  browser: {
+    warm_pool: 2,
+    backends: [{ name: 'local', type: 'local' as const, max_computers: 60 }],
+  },
   desktop: { warm_pool: 1 },
   limits: { browsers_per_org: 60, requests_per_second: 100_000, burst: 100_000 },
   models: benchModels(),

@@ -3,7 +3,8 @@ import { interleave, timed } from '../sampling.js';
 import { percentile, round } from '../stats.js';
 
 export async function benchActions({ server, client, browser, url, report }: Bench): Promise<void> {
-  const { id } = await client.create();
+  // Not recorded: what recording adds to an action is the recording case's row.
+  const { id } = await client.create(undefined, { recording: false });
   // The create started a pool refill; it must not run under the samples below.
   await server.core.browsers.whenWarm();
   const at = `/computers/${id}`;

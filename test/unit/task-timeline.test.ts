@@ -33,6 +33,35 @@ describe('the task timeline', () => {
     expect(steps[1]!.actions).toEqual([{ type: 'click', x: 5, y: 6 }]);
   });
 
+  it('gives each step of a replay its own entry, a healed one with the screen the model saw', () => {
+    const click = { type: 'click', x: 5, y: 6 } as const;
+    const events: TaskEvent[] = [
+      { ...base, step: 0, type: 'started', computer_id: 'comp_1', max_steps: 5 },
+      { ...base, step: 1, type: 'action', action: { type: 'navigate', url: 'http://p/' } },
+      { ...base, step: 1, type: 'action_result', status: 'success', error_message: null },
+      { ...base, step: 2, type: 'screenshot', screenshot_url: 'http://h/2.png' },
+      {
+        ...base,
+        step: 2,
+        type: 'healed',
+        before: click,
+        after: { ...click, y: 60 },
+        reason: 'moved',
+        screenshot_url: 'http://h/2.png',
+      },
+      { ...base, step: 2, type: 'action', action: { ...click, y: 60 } },
+      { ...base, step: 3, type: 'action', action: { type: 'type', text: 'hi' } },
+      { ...base, step: 3, type: 'completed', result: null },
+    ];
+    const steps = groupSteps(events);
+    expect(steps.map((step) => [step.step, step.screenshot, step.events.length])).toEqual([
+      [0, undefined, 1],
+      [1, undefined, 2],
+      [2, 'http://h/2.png', 3],
+      [3, undefined, 2],
+    ]);
+  });
+
   it('says what each action did in a line', () => {
     expect(describeAction({ type: 'click', x: 5, y: 6 })).toBe('click at 5, 6');
     expect(describeAction({ type: 'double_click', x: 5, y: 6 })).toBe('double click at 5, 6');

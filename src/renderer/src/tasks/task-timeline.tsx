@@ -14,21 +14,17 @@ type Step = {
 };
 
 /**
- * Events in the order they happened, cut into steps where the task looked at the screen: each
- * screenshot opens a step holding what the model thought, said and did about it. Pauses and
- * messages from a person land in the step during which they happened.
+ * Events in the order they happened, cut into steps: each screenshot opens a step holding what the
+ * model thought, said and did about it, and so does the first event of a later step (a replay
+ * looks at the screen only for a step it heals). Pauses and messages from a person land in the
+ * step during which they happened.
  */
 export function groupSteps(events: TaskEvent[]): Step[] {
   const steps: Step[] = [];
   for (const event of events) {
     let step = steps.at(-1);
-    if (!step || event.type === 'screenshot') {
-      step = {
-        step: event.type === 'screenshot' ? event.step : 0,
-        at: Date.parse(event.timestamp),
-        actions: [],
-        events: [],
-      };
+    if (!step || opensStep(step, event)) {
+      step = { step: event.step, at: Date.parse(event.timestamp), actions: [], events: [] };
       steps.push(step);
     }
     if (event.type === 'screenshot') step.screenshot = event.screenshot_url;
@@ -36,6 +32,12 @@ export function groupSteps(events: TaskEvent[]): Step[] {
     step.events.push(event);
   }
   return steps;
+}
+
+/** A later step's first event, or a look at the screen after the current step's own. */
+function opensStep(current: Step, event: TaskEvent): boolean {
+  if (event.step > current.step) return true;
+  return event.type === 'screenshot' && current.screenshot !== undefined;
 }
 
 type Props = {
@@ -83,10 +85,10 @@ export function TaskTimeline({ events, showScreenshots, video }: Props) {
                   title="Show this step in the video"
                   onClick={() => video.seek(offsets[index]!)}
                 >
-                  {step.screenshot ? `Step ${step.step}` : 'Start'}
+                  {step.step > 0 ? `Step ${step.step}` : 'Start'}
                   <span className="mark-time">{videoTime(offsets[index]!)}</span>
                 </button>
-              ) : step.screenshot ? (
+              ) : step.step > 0 ? (
                 `Step ${step.step}`
               ) : (
                 'Start'
