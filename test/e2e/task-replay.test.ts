@@ -69,6 +69,16 @@ describe('the task page', () => {
       /healed.*click at \d+, \d+ → click at \d+, \d+ \(under the point is text field "Full name", the run had text field "Name"\)/,
     );
     await page.locator('.event-completed').waitFor({ timeout: 60_000 });
+    // Each replayed step has its own entry, the healed one among them.
+    const steps = page.getByRole('list', { name: 'Steps' }).locator(':scope > li');
+    expect(await steps.evaluateAll((items) => items.map((item) => item.dataset.step))).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
+    expect(await steps.nth(2).locator('.event-healed').count()).toBe(1);
     await page.getByRole('button', { name: 'Python script' }).waitFor();
     await saveScreenshots(page, 'task-replay');
     expect(ui.errors).toEqual([]);

@@ -33,11 +33,13 @@ export function pointOf(action: OutputAction): { x: number; y: number } | undefi
 /**
  * Where the screen is now for `action`: cheap, read right before it runs. `pixels: false` leaves
  * a browser's region hash out (a replay that knows it from the run checks by the element).
+ * `screen`: the screenshot the model decided on, right before this action (the first of its
+ * turn), hashed instead of taking another.
  */
 export async function lookBefore(
   session: ComputerSession,
   action: OutputAction,
-  { pixels = true }: { pixels?: boolean } = {},
+  { pixels = true, screen }: { pixels?: boolean; screen?: Buffer } = {},
 ): Promise<StepCheck> {
   // A navigation sets the page itself: there is nothing to check before it.
   if (action.type === 'navigate') return NO_CHECK;
@@ -47,9 +49,9 @@ export async function lookBefore(
   // Browsers: the hash is for exported scripts, which cannot ask what is under a point.
   const browser = session.spec.kind === 'browser';
   const hash = async () => {
-    if (browser && !pixels) return null;
-    const shot = at && (await operator.screenshot().catch(() => undefined));
-    return shot ? regionHash(shot.png, at!) : null;
+    if (!at || (browser && !pixels)) return null;
+    const png = screen ?? (await operator.screenshot().catch(() => undefined))?.png;
+    return png ? regionHash(png, at) : null;
   };
   if (browser && isTabbed(operator)) {
     const [look, region_hash] = await Promise.all([

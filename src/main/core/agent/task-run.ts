@@ -145,6 +145,8 @@ export class TaskRun {
   private readonly stalls: StallDetector | undefined;
   /** The model's actions since the last screenshot, for the stall detector. */
   private stepActions: OutputAction[] = [];
+  /** The PNG of the screenshot this turn's model call saw, until its first action is checked. */
+  private turnScreen: (() => Promise<Buffer | undefined>) | undefined;
   private readonly meter: TaskMeter;
   /** False when the task's end could not be written: only this object knows it. */
   stored = true;
@@ -417,10 +419,15 @@ export class TaskRun {
     const url = (shot.result as { screenshot_url?: string }).screenshot_url;
     if (!url) throw new Error('could not take a screenshot: no image');
     this.emit({ type: 'screenshot', screenshot_url: url }, step);
+    const file = url.split('/').pop()!;
     const inline = this.options.screenshotMode === 'base64';
-    if (!inline && !this.stalls) return { image: url, png: null };
-    const png = await this.deps.screenshots.read(this.session.id, url.split('/').pop()!);
+    if (!inline && !this.stalls) {
+      this.turnScreen = () => this.deps.screenshots.read(this.session.id, file);
+      return { image: url, png: null };
+    }
+    const png = await this.deps.screenshots.read(this.session.id, file);
     if (!png) throw new Error('the screenshot vanished before the model could see it');
+    this.turnScreen = () => Promise.resolve(png);
     return { image: inline ? `data:image/png;base64,${png.toString('base64')}` : url, png };
   }
 
@@ -536,7 +543,11 @@ export class TaskRun {
       this.notes.push(PAUSED_MIDTURN);
       return 'skip';
     }
-    const check = await lookBefore(this.session, action).catch(() => undefined);
+    // The first action of a turn is checked against the screen the model saw (no second shot).
+    const seen = this.turnScreen;
+    this.turnScreen = undefined;
+    const screen = seen && (await seen().catch(() => undefined));
+    const check = await lookBefore(this.session, action, { screen }).catch(() => undefined);
     this.emit({ type: 'action', action, ...(check && { check }) }, step);
     this.stepActions.push(action);
     const done = await this.perform(action);
