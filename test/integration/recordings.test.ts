@@ -114,8 +114,9 @@ describe('a browser computer is recorded from creation to its end', () => {
     // The screen is captured once it has been free of actions for a moment: each action's
     // outcome, except the last one's, stays long enough to be. The capture starts again 100 ms
     // after an action, but its first frame took over 600 ms once in CI while the load suite ran
-    // beside this file, so each outcome stays 1.5 s.
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
+    // beside this file, and over 1.5 s in two later full runs (no white or red frame at all), so
+    // each outcome stays 3 s.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 3000));
     await act(painted, { type: 'navigate', url: `${fixtures.url}/colors.html` });
     await settle();
     await act(painted, { type: 'click', x: 300, y: 300 });
