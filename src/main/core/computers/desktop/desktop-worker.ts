@@ -185,8 +185,30 @@ async function frame(
   return { jpeg, width, height, cursor: { x: cursor.x, y: cursor.y } };
 }
 
+/** The ops that send input to the X server. */
+const INPUT_OPS = new Set<WorkerRequest['op']>([
+  'click',
+  'press',
+  'move',
+  'drag',
+  'scroll',
+  'keys',
+  'type',
+]);
+
+/**
+ * Answered only once the X server has taken an input op's events: a round trip on this connection
+ * (XQueryPointer) after it. Input that another X client sends next (xdotool types text) could
+ * otherwise overtake events still unread in this connection's socket on a loaded server.
+ */
+async function performed(request: WorkerRequest): Promise<unknown> {
+  const result = await perform(request);
+  if (INPUT_OPS.has(request.op)) await mouse.getPosition();
+  return result;
+}
+
 process.on('message', (message: WorkerMessage) => {
-  perform(message.request).then(
+  performed(message.request).then(
     (result) => process.send!({ id: message.id, ok: true, result } satisfies WorkerAnswer),
     (error: unknown) =>
       process.send!({
