@@ -253,7 +253,7 @@ export class ComputerSandbox {
     // group, and outlived it (waiting on in a running Benchtop, one per desktop ever deleted):
     // ended itself, it takes every process of its pid namespace with it.
     const init = this.innerPid;
-    if (sandboxInitRuns(init)) process.kill(init, 'SIGKILL');
+    if (sandboxInitRuns(init, this.bwrap.pid)) process.kill(init, 'SIGKILL');
     if (this.bwrap.running) {
       this.bwrap.kill();
       await this.bwrap.exited;
@@ -267,12 +267,18 @@ export class ComputerSandbox {
 
 /**
  * Whether the sandbox's init still runs: alive (not a zombie) and still bwrap (the pid of one
- * that ended may be another program's by now).
+ * that ended may be another program's by now), and, given `parent`, still that bwrap's child (so
+ * another sandbox's bwrap that got the pid is never taken for it).
  */
-function sandboxInitRuns(pid: number): boolean {
+function sandboxInitRuns(pid: number, parent?: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.includes('(bwrap) ') && !/\) Z /.test(stat);
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (
+      stat.includes('(bwrap) ') &&
+      state !== 'Z' &&
+      (parent === undefined || Number(ppid) === parent)
+    );
   } catch {
     return false;
   }
