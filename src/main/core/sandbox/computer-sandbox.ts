@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../errors.js';
 import { launch, runProgram, type Launched } from '../runtime/process-supervisor.js';
+import { startTimeOf } from '../runtime/process-table.js';
 import { programBinds, systemBinds } from './system-binds.js';
 
 /** Where a computer's workspace appears inside its sandbox. */
@@ -112,6 +112,8 @@ export class ComputerSandbox {
   private constructor(
     private readonly bwrap: Launched,
     private readonly innerPid: number,
+    /** When the init started (with its pid, it names that process for good); Linux only. */
+    private readonly innerStart: string | undefined,
     private options: SandboxOptions,
   ) {
     void bwrap.exited.then(() => {
@@ -154,7 +156,7 @@ export class ComputerSandbox {
       throw unavailable(`the computer's sandbox could not start: ${error.message}`);
     });
     const innerPid = await readChildPid(bwrap);
-    return new ComputerSandbox(bwrap, innerPid, options);
+    return new ComputerSandbox(bwrap, innerPid, startTimeOf(innerPid), options);
   }
 
   /**
@@ -246,41 +248,26 @@ export class ComputerSandbox {
     this.exitListeners.push(listener);
   }
 
+  /** Whether the sandbox's init still runs (not a zombie, and not another process given its pid). */
+  private initRuns(): boolean {
+    return this.innerStart !== undefined && startTimeOf(this.innerPid) === this.innerStart;
+  }
+
   /** Ends every process of the sandbox and removes its /tmp. */
   async close(): Promise<void> {
     this.closing = true;
     // The sandbox's init runs in a session of its own, out of the reach of the kill of bwrap's
     // group, and outlived it (waiting on in a running Benchtop, one per desktop ever deleted):
     // ended itself, it takes every process of its pid namespace with it.
-    const init = this.innerPid;
-    if (sandboxInitRuns(init, this.bwrap.pid)) process.kill(init, 'SIGKILL');
+    if (this.initRuns()) process.kill(this.innerPid, 'SIGKILL');
     if (this.bwrap.running) {
       this.bwrap.kill();
       await this.bwrap.exited;
     }
-    for (let waited = 0; waited < INIT_EXIT_MS && sandboxInitRuns(init); waited += 20) {
+    for (let waited = 0; waited < INIT_EXIT_MS && this.initRuns(); waited += 20) {
       await sleep(20);
     }
     await rm(this.options.privateDir, { recursive: true, force: true }).catch(() => {});
-  }
-}
-
-/**
- * Whether the sandbox's init still runs: alive (not a zombie) and still bwrap (the pid of one
- * that ended may be another program's by now), and, given `parent`, still that bwrap's child (so
- * another sandbox's bwrap that got the pid is never taken for it).
- */
-function sandboxInitRuns(pid: number, parent?: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (
-      stat.includes('(bwrap) ') &&
-      state !== 'Z' &&
-      (parent === undefined || Number(ppid) === parent)
-    );
-  } catch {
-    return false;
   }
 }
 
