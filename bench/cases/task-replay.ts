@@ -4,6 +4,7 @@ import {
   startFormPages,
   writeScript,
 } from '../../test/helpers/replay-fixtures.js';
+import { eventually } from '../../test/helpers/test-server.js';
 import type { Bench } from '../bench.js';
 import { REPLAY_MODEL, REPLAY_SCRIPT } from './responses.js';
 import { dirname, basename } from 'node:path';
@@ -77,15 +78,19 @@ async function timedTask(
 ): Promise<{ ms: number; taskId: string }> {
   const started = performance.now();
   const { task_id } = (await client.request('POST', path, body)) as { task_id: string };
-  type Ended = { exit_code: number | null; status: string; error: string | null };
-  let done: Ended;
   // Polled often (a GET costs about a millisecond): the end is seen within a few.
-  for (;;) {
-    done = (await client.request('GET', `/agent/tasks/${task_id}`)) as Ended;
-    if (done.exit_code !== null) break;
-    if (performance.now() - started > 60_000) throw new Error(`the bench task ${task_id} hung`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  const done = await eventually(
+    async () => {
+      const task = (await client.request('GET', `/agent/tasks/${task_id}`)) as {
+        exit_code: number | null;
+        status: string;
+        error: string | null;
+      };
+      return task.exit_code !== null && task;
+    },
+    60_000,
+    5,
+  );
   const ms = performance.now() - started;
   if (done.status !== 'completed')
     throw new Error(`the bench task ${task_id} ${done.status}: ${done.error}`);

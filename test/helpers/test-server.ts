@@ -122,6 +122,7 @@ export async function startTestServer(
 export async function eventually<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 5000,
+  intervalMs = 50,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: Error | undefined;
@@ -134,7 +135,7 @@ export async function eventually<T>(
     }
     if (Date.now() > deadline)
       throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${last.message}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
