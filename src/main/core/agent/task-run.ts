@@ -120,6 +120,9 @@ const ENDINGS = new Set(['terminate', 'answer', 'done']);
 /** Thrown to unwind the loop once the task has an outcome from outside (cancel, computer gone). */
 class Stopped extends Error {}
 
+/** The PNG of a screenshot the task took, read when needed. */
+type Screen = () => Promise<Buffer | undefined>;
+
 /**
  * One agent task: observe (screenshot) → decide (a Responses call) → act (the computer calls),
  * repeated, with pause, resume, injected messages and cancel between the steps. It pauses itself
@@ -145,8 +148,6 @@ export class TaskRun {
   private readonly stalls: StallDetector | undefined;
   /** The model's actions since the last screenshot, for the stall detector. */
   private stepActions: OutputAction[] = [];
-  /** The PNG of the screenshot this turn's model call saw, until its first action is checked. */
-  private turnScreen: (() => Promise<Buffer | undefined>) | undefined;
   private readonly meter: TaskMeter;
   /** False when the task's end could not be written: only this object knows it. */
   stored = true;
@@ -213,7 +214,7 @@ export class TaskRun {
       const response = await this.decide(step, shot.image);
       this.task.steps = step;
       this.save();
-      const outcome = await this.act(step, response.output);
+      const outcome = await this.act(step, response.output, shot.screen);
       if (outcome) return outcome;
     }
   }
@@ -410,7 +411,9 @@ export class TaskRun {
   }
 
   /** The screen now: as the model gets it, and its PNG when the stall detector needs it. */
-  private async observe(step: number): Promise<{ image: string; png: Buffer | null }> {
+  private async observe(
+    step: number,
+  ): Promise<{ image: string; png: Buffer | null; screen: Screen }> {
     const shot = await this.deps.actions.run(this.session, this.request({ type: 'screenshot' }));
     this.checkStopped();
     if (shot.status !== 'success') {
@@ -419,16 +422,16 @@ export class TaskRun {
     const url = (shot.result as { screenshot_url?: string }).screenshot_url;
     if (!url) throw new Error('could not take a screenshot: no image');
     this.emit({ type: 'screenshot', screenshot_url: url }, step);
-    const file = url.split('/').pop()!;
+    const read = () => this.deps.screenshots.read(this.session.id, url.split('/').pop()!);
     const inline = this.options.screenshotMode === 'base64';
-    if (!inline && !this.stalls) {
-      this.turnScreen = () => this.deps.screenshots.read(this.session.id, file);
-      return { image: url, png: null };
-    }
-    const png = await this.deps.screenshots.read(this.session.id, file);
+    if (!inline && !this.stalls) return { image: url, png: null, screen: read };
+    const png = await read();
     if (!png) throw new Error('the screenshot vanished before the model could see it');
-    this.turnScreen = () => Promise.resolve(png);
-    return { image: inline ? `data:image/png;base64,${png.toString('base64')}` : url, png };
+    return {
+      image: inline ? `data:image/png;base64,${png.toString('base64')}` : url,
+      png,
+      screen: () => Promise.resolve(png),
+    };
   }
 
   private async decide(step: number, image: string): Promise<ResponseObject> {
@@ -481,8 +484,15 @@ export class TaskRun {
     return response;
   }
 
-  /** Reports what the model said and performs its calls; an outcome when the task is over. */
-  private async act(step: number, output: OutputItem[]): Promise<Outcome | undefined> {
+  /**
+   * Reports what the model said and performs its calls; an outcome when the task is over.
+   * `screen`: the PNG of the screenshot the model saw, which its first action is checked on.
+   */
+  private async act(
+    step: number,
+    output: OutputItem[],
+    screen: Screen,
+  ): Promise<Outcome | undefined> {
     const said = this.report(step, output);
     this.openCalls = output.flatMap((item): OpenCall[] => {
       if (item.type === 'computer_call') return [{ id: item.call_id, kind: 'computer' }];
@@ -494,7 +504,8 @@ export class TaskRun {
     if (this.openCalls.length === 0) return { status: 'completed', result: said };
     const actions = output.flatMap((item) => (item.type === 'computer_call' ? [item.action] : []));
     for (const [index, action] of actions.entries()) {
-      const next = await this.actOne(step, action, said, index === actions.length - 1);
+      const last = index === actions.length - 1;
+      const next = await this.actOne(step, action, said, last, index === 0 ? screen : undefined);
       if (next === 'skip') return undefined;
       if (next !== 'next') return next;
     }
@@ -523,13 +534,15 @@ export class TaskRun {
 
   /**
    * One action of the model's turn (`last` of it or not): 'next' to go on with the turn, 'skip' to
-   * leave the rest of it for the next step, or the task's outcome.
+   * leave the rest of it for the next step, or the task's outcome. `screen`: for the turn's first
+   * action, the screenshot the model decided on.
    */
   private async actOne(
     step: number,
     action: OutputAction,
     said: string | null,
     last: boolean,
+    screen: Screen | undefined,
   ): Promise<Outcome | 'next' | 'skip'> {
     if (action.type === 'terminate' || action.type === 'answer' || action.type === 'done') {
       this.emit({ type: 'action', action }, step);
@@ -544,10 +557,8 @@ export class TaskRun {
       return 'skip';
     }
     // The first action of a turn is checked against the screen the model saw (no second shot).
-    const seen = this.turnScreen;
-    this.turnScreen = undefined;
-    const screen = seen && (await seen().catch(() => undefined));
-    const check = await lookBefore(this.session, action, { screen }).catch(() => undefined);
+    const seen = screen && (await screen().catch(() => undefined));
+    const check = await lookBefore(this.session, action, { screen: seen }).catch(() => undefined);
     this.emit({ type: 'action', action, ...(check && { check }) }, step);
     this.stepActions.push(action);
     const done = await this.perform(action);
