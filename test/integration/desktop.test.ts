@@ -75,6 +75,42 @@ describe('desktop computers', () => {
     await server.request('DELETE', `/computers/${id}`);
   });
 
+  it('types into the window a click focused, even when the window manager is slow to take the click', async () => {
+    const id = await create();
+    // A second terminal opens over the first and takes the focus.
+    await typeInTerminal(
+      server,
+      id,
+      `xterm -T second -geometry 30x5+500+350 -e sh -c 'cat > second.txt' &\n`,
+    );
+    await eventually(
+      async () => (await shell(id, 'xdotool getwindowfocus getwindowname')) === 'second',
+    );
+    // The window manager is held still while the first terminal is clicked: the X server keeps
+    // the click frozen for it, and typing sent before it has focused the terminal goes to `second`.
+    const running = await processesOnDisplay(displayOf(server, id));
+    const windowManager = running.find((pid) => commandOf(pid).startsWith('openbox'))!;
+    process.kill(windowManager, 'SIGSTOP');
+    let resumed = false;
+    const resume = setTimeout(() => {
+      resumed = true;
+      process.kill(windowManager, 'SIGCONT');
+    }, 500);
+    try {
+      const clicked = act(id, 'click', { x: 200, y: 150 });
+      expect((await clicked).body.status).toBe('success');
+      expect(resumed).toBe(true);
+      expect((await act(id, 'type', { text: 'echo first > first.txt\n' })).body.status).toBe(
+        'success',
+      );
+    } finally {
+      clearTimeout(resume);
+      if (!resumed) process.kill(windowManager, 'SIGCONT');
+    }
+    await waitForFile(server, id, 'first.txt', (text) => text === 'first\n');
+    expect(await readWorkspaceFile(server, id, 'second.txt')).toBe('');
+  });
+
   it('holds keys across calls and presses shifted symbols', async () => {
     const id = await create();
     await startCat(server, id, 'keys.txt');

@@ -10,6 +10,7 @@ import type {
   WorkerMessage,
   WorkerRequest,
 } from './desktop-protocol.js';
+import { connectWindowManagerSync, type WindowManagerSync } from './window-manager-sync.js';
 
 /**
  * Loaded at the first image: libvips is a good part of what the worker would hold otherwise, and
@@ -197,13 +198,25 @@ const INPUT_OPS = new Set<WorkerRequest['op']>([
 ]);
 
 /**
- * Answered only once the X server has taken an input op's events: a round trip on this connection
- * (XQueryPointer) after it. Input that another X client sends next (xdotool types text) could
- * otherwise overtake events still unread in this connection's socket on a loaded server.
+ * Connected at the first input: a desktop nobody drives never needs it. Without it (the display
+ * refuses a second connection) input is answered as before, only without the wait below.
+ */
+let windowManager: Promise<WindowManagerSync | undefined> | undefined;
+const connectWindowManager = () =>
+  (windowManager ??= connectWindowManagerSync(process.env.DISPLAY ?? '').catch(() => undefined));
+
+/**
+ * Answered only once the X server and the window manager have taken an input op's events: a
+ * round trip on this connection (XQueryPointer), so the X server has processed them, then one
+ * through the window manager (see window-manager-sync.ts), so a click has focused its window and
+ * reached it. Input that another X client sends next (xdotool types text) cannot overtake them.
  */
 async function performed(request: WorkerRequest): Promise<unknown> {
   const result = await perform(request);
-  if (INPUT_OPS.has(request.op)) await mouse.getPosition();
+  if (INPUT_OPS.has(request.op)) {
+    await mouse.getPosition();
+    await (await connectWindowManager())?.roundTrip();
+  }
   return result;
 }
 
