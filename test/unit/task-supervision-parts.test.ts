@@ -224,4 +224,46 @@ describe('the bundle timeline', () => {
       ['budget', 'max_tokens reached: used 12 of 10'],
     ]);
   });
+
+  it("gives each step of a replay its own entry, as the window's timeline does", async () => {
+    const { buildTimeline } = await import('../../src/main/core/recordings/bundle/timeline.js');
+    const base = { task_id: 'task_1', timestamp: '2026-11-22T10:00:00.000Z' };
+    const click = { type: 'click', x: 5, y: 6 } as const;
+    const entries = buildTimeline({
+      events: [
+        { ...base, step: 0, type: 'started', computer_id: 'comp_1', max_steps: 5 },
+        { ...base, step: 1, type: 'action', action: { type: 'navigate', url: 'http://p/' } },
+        { ...base, step: 2, type: 'screenshot', screenshot_url: '/s/2.png' },
+        {
+          ...base,
+          step: 2,
+          type: 'healed',
+          before: click,
+          after: { ...click, y: 60 },
+          reason: 'moved',
+          screenshot_url: '/s/2.png',
+        },
+        { ...base, step: 3, type: 'action', action: { type: 'type', text: 'hi' } },
+        { ...base, step: 3, type: 'completed', result: null },
+      ],
+      personInputs: [],
+      shots: new Map([['/s/2.png', { file: 'shots/2.png', width: 800, height: 600 }]]),
+      model: new Map(),
+      videoStartedAt: undefined,
+    });
+    expect(
+      entries.map(
+        (entry) =>
+          entry.kind === 'step' && [
+            entry.step,
+            entry.shot && 'file' in entry.shot ? entry.shot.file : null,
+          ],
+      ),
+    ).toEqual([
+      [0, null],
+      [1, null],
+      [2, 'shots/2.png'],
+      [3, null],
+    ]);
+  });
 });

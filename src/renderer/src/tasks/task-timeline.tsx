@@ -1,43 +1,23 @@
 import type { OutputAction } from '../../../shared/responses.js';
+import { groupTaskSteps, type TaskStep } from '../../../shared/task-steps.js';
 import type { TaskEvent } from '../../../shared/tasks.js';
 import { playingIndex, videoTime } from '../recordings/recorded-actions.js';
 import { ActionShot } from './action-shot.js';
 import { eventText } from './task-event-text.js';
 
-type Step = {
-  step: number;
+type Step = TaskStep & {
   /** When it began (epoch ms): its first event. */
   at: number;
-  screenshot?: string;
   actions: OutputAction[];
-  events: TaskEvent[];
 };
 
-/**
- * Events in the order they happened, cut into steps: each screenshot opens a step holding what the
- * model thought, said and did about it, and so does the first event of a later step (a replay
- * looks at the screen only for a step it heals). Pauses and messages from a person land in the
- * step during which they happened.
- */
+/** The task's steps (see groupTaskSteps), each with when it began and the actions it took. */
 export function groupSteps(events: TaskEvent[]): Step[] {
-  const steps: Step[] = [];
-  for (const event of events) {
-    let step = steps.at(-1);
-    if (!step || opensStep(step, event)) {
-      step = { step: event.step, at: Date.parse(event.timestamp), actions: [], events: [] };
-      steps.push(step);
-    }
-    if (event.type === 'screenshot') step.screenshot = event.screenshot_url;
-    else if (event.type === 'action') step.actions.push(event.action);
-    step.events.push(event);
-  }
-  return steps;
-}
-
-/** A later step's first event, or a look at the screen after the current step's own. */
-function opensStep(current: Step, event: TaskEvent): boolean {
-  if (event.step > current.step) return true;
-  return event.type === 'screenshot' && current.screenshot !== undefined;
+  return groupTaskSteps(events).map((step) => ({
+    ...step,
+    at: Date.parse(step.events[0]!.timestamp),
+    actions: step.events.flatMap((event) => (event.type === 'action' ? [event.action] : [])),
+  }));
 }
 
 type Props = {

@@ -1,6 +1,7 @@
 import type { ActionRequestEvent } from '../../../../shared/events.js';
 import type { OutputAction } from '../../../../shared/responses.js';
 import type { Task, TaskEvent } from '../../../../shared/tasks.js';
+import { groupTaskSteps, type TaskStep } from '../../../../shared/task-steps.js';
 import {
   describeHeldAction,
   PAUSED_WORDS,
@@ -72,7 +73,7 @@ export function buildTimeline(sources: TimelineSources): TimelineEntry[] {
     sources.videoStartedAt === undefined
       ? null
       : Math.max(0, Math.round(Date.parse(at) - sources.videoStartedAt) / 1000);
-  const steps = groupSteps(sources.events).map((group) => toStep(group, sources, offset));
+  const steps = groupTaskSteps(sources.events).map((group) => toStep(group, sources, offset));
   const people: PersonEntry[] = sources.personInputs.map((event) => ({
     kind: 'person',
     at: event.timestamp,
@@ -82,24 +83,8 @@ export function buildTimeline(sources: TimelineSources): TimelineEntry[] {
   return mergeByTime(steps, people);
 }
 
-type Group = { step: number; screenshot?: string; events: TaskEvent[] };
-
-function groupSteps(events: TaskEvent[]): Group[] {
-  const groups: Group[] = [];
-  for (const event of events) {
-    let group = groups.at(-1);
-    if (!group || event.type === 'screenshot') {
-      group = { step: event.type === 'screenshot' ? event.step : 0, events: [] };
-      groups.push(group);
-    }
-    if (event.type === 'screenshot') group.screenshot = event.screenshot_url;
-    group.events.push(event);
-  }
-  return groups;
-}
-
 function toStep(
-  group: Group,
+  group: TaskStep,
   sources: TimelineSources,
   offset: (at: string) => number | null,
 ): StepEntry {
