@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { descendants, isAlive } from './processes.js';
 import { eventually } from './test-server.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'benchtop.js');
+/** The `benchtop` command as a person runs it (`node bin/benchtop.js …`). */
+export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'benchtop.js');
 
 /** `benchtop serve` as its own process, the way a person runs it. */
 export type BenchtopProcess = {
@@ -22,11 +23,22 @@ export type BenchtopProcess = {
 
 export type Answer<T = any> = { status: number; body: T; text: string };
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('BENCHTOP_')),
+/**
+ * The environment of a `benchtop` process a test starts: this one's without Benchtop's own
+ * variables and key (the developer's settings must not reach the test), one warm browser and no
+ * spare desktop (a display started with every process, which few tests ask for), then `extra`.
+ */
+export function benchtopEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const inherited = Object.entries(process.env).filter(
+    (entry): entry is [string, string] =>
+      !entry[0].startsWith('BENCHTOP_') && entry[0] !== 'TZAFON_API_KEY' && entry[1] !== undefined,
   );
-  return { ...env, ...extra };
+  return {
+    ...Object.fromEntries(inherited),
+    BENCHTOP_BROWSER_WARM_POOL: '1',
+    BENCHTOP_DESKTOP_WARM_POOL: '0',
+    ...extra,
+  };
 }
 
 /** Starts `node bin/benchtop.js serve --port 0` on a data dir; resolves once it listens. */
@@ -35,13 +47,7 @@ export function serveProcess(
   env: Record<string, string> = {},
 ): Promise<BenchtopProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
-    env: cleanEnv({
-      BENCHTOP_DATA_DIR: dataDir,
-      BENCHTOP_BROWSER_WARM_POOL: '1',
-      // A spare desktop is a display started with every process: the shutdown suite asks for one.
-      BENCHTOP_DESKTOP_WARM_POOL: '0',
-      ...env,
-    }),
+    env: benchtopEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -8,31 +8,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { onBanner } from '../helpers/benchtop-process.js';
+import { benchtopEnv, BIN, onBanner } from '../helpers/benchtop-process.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
 /** `benchtop mcp` as an MCP client starts it: the built CLI, spoken to over stdio. */
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'benchtop.js');
 const running: ChildProcess[] = [];
 
 afterEach(() => {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
-
-function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env = Object.entries(process.env).filter(
-    (entry): entry is [string, string] =>
-      !entry[0].startsWith('BENCHTOP_') && entry[0] !== 'TZAFON_API_KEY' && entry[1] !== undefined,
-  );
-  return {
-    ...Object.fromEntries(env),
-    BENCHTOP_BROWSER_WARM_POOL: '1',
-    BENCHTOP_DESKTOP_WARM_POOL: '0',
-    ...extra,
-  };
-}
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -46,7 +32,7 @@ function stdioClient(env: Record<string, string>) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
-    env: cleanEnv(env),
+    env: benchtopEnv(env),
     stderr: 'pipe',
   });
   const stderr: string[] = [];
@@ -94,7 +80,7 @@ describe('benchtop mcp (stdio)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-mcp-bridge-'));
     const port = String(await freePort());
     const serve = spawn(process.execPath, [BIN, 'serve'], {
-      env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, BENCHTOP_PORT: port }),
+      env: benchtopEnv({ BENCHTOP_DATA_DIR: dataDir, BENCHTOP_PORT: port }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.push(serve);
@@ -104,7 +90,7 @@ describe('benchtop mcp (stdio)', () => {
     );
 
     const keyless = spawn(process.execPath, [BIN, 'mcp'], {
-      env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, BENCHTOP_PORT: port }),
+      env: benchtopEnv({ BENCHTOP_DATA_DIR: dataDir, BENCHTOP_PORT: port }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     running.push(keyless);
