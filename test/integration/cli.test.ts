@@ -3,22 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { onBanner } from '../helpers/benchtop-process.js';
+import { benchtopEnv, BIN, onBanner } from '../helpers/benchtop-process.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'benchtop.js');
 const running: ChildProcess[] = [];
 
 type Started = { child: ChildProcess; url: string; output: string[] };
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('BENCHTOP_')),
-  );
-  // No spare desktop: these tests are about the command line, and a spare is a display to start.
-  return { ...env, BENCHTOP_BROWSER_WARM_POOL: '1', BENCHTOP_DESKTOP_WARM_POOL: '0', ...extra };
-}
 
 /** Starts `benchtop serve` and resolves once it printed its listening line. */
 function serve(
@@ -27,7 +18,7 @@ function serve(
   args = ['--port', '0'],
 ): Promise<Started> {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
+    env: benchtopEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -42,7 +33,7 @@ function serve(
 
 function run(args: string[], dataDir: string, env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], {
-    env: cleanEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
+    env: benchtopEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
     encoding: 'utf8',
   });
 }
@@ -57,7 +48,11 @@ afterEach(() => {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-describe('benchtop serve', () => {
+// Each test starts whole Benchtop processes (a server with its Chromium, the command line several
+// times): the IP-block test took 35 s in a full run on two cores, 10 s alone.
+const PROCESS_TESTS = { timeout: 90_000 };
+
+describe('benchtop serve', PROCESS_TESTS, () => {
   it('lists and lifts IP blocks of the running server from the command line', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-blocks-'));
     const { child, url, output } = await serve(dataDir, {
