@@ -265,5 +265,9 @@ describe('the bundle timeline', () => {
       [2, 'shots/2.png'],
       [3, null],
     ]);
+    const healed = entries[2]!;
+    expect(healed.kind === 'step' && healed.lines.map((line) => [line.label, line.text])).toEqual([
+      ['healed', 'click at 5, 6 → click at 5, 60 (moved)'],
+    ]);
   });
 });

@@ -143,6 +143,11 @@ function lineOf(event: TaskEvent): Line | undefined {
       return line('says', event.text);
     case 'action':
       return line('does', describeModelAction(event.action));
+    case 'healed':
+      return line(
+        'healed',
+        `${describeModelAction(event.before)} → ${describeModelAction(event.after)} (${event.reason})`,
+      );
     case 'action_result':
       return line(event.status === 'error' ? 'failed' : 'result', event.error_message ?? 'done');
     case 'user_message':

@@ -256,7 +256,7 @@ export const VIEWER_SCRIPT = String.raw`
           entry.shot ? shotOf(entry) : null,
           el('div', { class: 'step-text' }, [
             el('div', { class: 'entry-head' }, [
-              el('h3', { text: entry.shot ? 'Step ' + entry.step : 'Start' }),
+              el('h3', { text: entry.step > 0 ? 'Step ' + entry.step : 'Start' }),
               when(entry),
             ]),
             el('ul', { class: 'events' }, entry.lines.map(lineOf)),
