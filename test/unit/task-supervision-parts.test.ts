@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { healedReplayEvents } from '../helpers/task-events.js';
 import type { ApprovalTarget } from '../../src/shared/approvals.js';
 import { describePersonAction, PersonLog } from '../../src/main/core/agent/person-log.js';
 import { actionKey, StallDetector } from '../../src/main/core/agent/stall-detector.js';
@@ -227,25 +228,8 @@ describe('the bundle timeline', () => {
 
   it("gives each step of a replay its own entry, as the window's timeline does", async () => {
     const { buildTimeline } = await import('../../src/main/core/recordings/bundle/timeline.js');
-    const base = { task_id: 'task_1', timestamp: '2026-11-22T10:00:00.000Z' };
-    const click = { type: 'click', x: 5, y: 6 } as const;
     const entries = buildTimeline({
-      events: [
-        { ...base, step: 0, type: 'started', computer_id: 'comp_1', max_steps: 5 },
-        { ...base, step: 1, type: 'action', action: { type: 'navigate', url: 'http://p/' } },
-        { ...base, step: 2, type: 'screenshot', screenshot_url: '/s/2.png' },
-        {
-          ...base,
-          step: 2,
-          type: 'healed',
-          before: click,
-          after: { ...click, y: 60 },
-          reason: 'moved',
-          screenshot_url: '/s/2.png',
-        },
-        { ...base, step: 3, type: 'action', action: { type: 'type', text: 'hi' } },
-        { ...base, step: 3, type: 'completed', result: null },
-      ],
+      events: healedReplayEvents('/s/2.png'),
       personInputs: [],
       shots: new Map([['/s/2.png', { file: 'shots/2.png', width: 800, height: 600 }]]),
       model: new Map(),
@@ -268,6 +252,7 @@ describe('the bundle timeline', () => {
     const healed = entries[2]!;
     expect(healed.kind === 'step' && healed.lines.map((line) => [line.label, line.text])).toEqual([
       ['healed', 'click at 5, 6 → click at 5, 60 (moved)'],
+      ['does', 'click at 5, 60'],
     ]);
   });
 });

@@ -3,6 +3,7 @@ import { unstartedTaskFields, type Task, type TaskEvent } from '../../src/shared
 import { describeModelAction as describeAction } from '../../src/shared/describe-action.js';
 import { screenshotsKept } from '../../src/renderer/src/tasks/screenshots-kept.js';
 import { groupSteps } from '../../src/renderer/src/tasks/task-timeline.js';
+import { healedReplayEvents } from '../helpers/task-events.js';
 
 const at = '2026-11-22T10:00:00.000Z';
 const base = { task_id: 'task_1', timestamp: at };
@@ -34,25 +35,7 @@ describe('the task timeline', () => {
   });
 
   it('gives each step of a replay its own entry, a healed one with the screen the model saw', () => {
-    const click = { type: 'click', x: 5, y: 6 } as const;
-    const events: TaskEvent[] = [
-      { ...base, step: 0, type: 'started', computer_id: 'comp_1', max_steps: 5 },
-      { ...base, step: 1, type: 'action', action: { type: 'navigate', url: 'http://p/' } },
-      { ...base, step: 1, type: 'action_result', status: 'success', error_message: null },
-      { ...base, step: 2, type: 'screenshot', screenshot_url: 'http://h/2.png' },
-      {
-        ...base,
-        step: 2,
-        type: 'healed',
-        before: click,
-        after: { ...click, y: 60 },
-        reason: 'moved',
-        screenshot_url: 'http://h/2.png',
-      },
-      { ...base, step: 2, type: 'action', action: { ...click, y: 60 } },
-      { ...base, step: 3, type: 'action', action: { type: 'type', text: 'hi' } },
-      { ...base, step: 3, type: 'completed', result: null },
-    ];
+    const events = healedReplayEvents('http://h/2.png');
     const steps = groupSteps(events);
     expect(steps.map((step) => [step.step, step.screenshot, step.events.length])).toEqual([
       [0, undefined, 1],
