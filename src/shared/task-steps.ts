@@ -1,7 +1,16 @@
+import type { OutputAction } from './responses.js';
 import type { TaskEvent } from './tasks.js';
 
-/** A step of a task's timeline: the events from where it opened to where the next one opens. */
-export type TaskStep = { step: number; screenshot?: string; events: TaskEvent[] };
+/**
+ * A step of a task's timeline: the events from where it opened to where the next one opens, and
+ * the actions among them.
+ */
+export type TaskStep = {
+  step: number;
+  screenshot?: string;
+  actions: OutputAction[];
+  events: TaskEvent[];
+};
 
 /**
  * Events in the order they happened, cut into steps: each screenshot opens a step holding what the
@@ -14,10 +23,11 @@ export function groupTaskSteps(events: TaskEvent[]): TaskStep[] {
   for (const event of events) {
     let step = steps.at(-1);
     if (!step || opensStep(step, event)) {
-      step = { step: event.step, events: [] };
+      step = { step: event.step, actions: [], events: [] };
       steps.push(step);
     }
     if (event.type === 'screenshot') step.screenshot = event.screenshot_url;
+    else if (event.type === 'action') step.actions.push(event.action);
     step.events.push(event);
   }
   return steps;

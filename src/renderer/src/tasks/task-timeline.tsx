@@ -1,4 +1,3 @@
-import type { OutputAction } from '../../../shared/responses.js';
 import { groupTaskSteps, type TaskStep } from '../../../shared/task-steps.js';
 import type { TaskEvent } from '../../../shared/tasks.js';
 import { playingIndex, videoTime } from '../recordings/recorded-actions.js';
@@ -8,15 +7,13 @@ import { eventText } from './task-event-text.js';
 type Step = TaskStep & {
   /** When it began (epoch ms): its first event. */
   at: number;
-  actions: OutputAction[];
 };
 
-/** The task's steps (see groupTaskSteps), each with when it began and the actions it took. */
+/** The task's steps (see groupTaskSteps), each with when it began. */
 export function groupSteps(events: TaskEvent[]): Step[] {
   return groupTaskSteps(events).map((step) => ({
     ...step,
     at: Date.parse(step.events[0]!.timestamp),
-    actions: step.events.flatMap((event) => (event.type === 'action' ? [event.action] : [])),
   }));
 }
 

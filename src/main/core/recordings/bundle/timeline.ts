@@ -89,7 +89,7 @@ function toStep(
   offset: (at: string) => number | null,
 ): StepEntry {
   const at = group.events[0]!.timestamp;
-  const actions = group.events.flatMap((event) => (event.type === 'action' ? [event.action] : []));
+  const { actions } = group;
   const files = sources.model.get(group.step);
   return {
     kind: 'step',
