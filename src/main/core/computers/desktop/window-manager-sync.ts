@@ -26,7 +26,6 @@ const ROUND_TRIP_TIMEOUT_MS = 2000;
 export type WindowManagerSync = {
   /** Resolves once the window manager has handled every event it was sent before the call. */
   roundTrip(): Promise<void>;
-  close(): void;
 };
 
 type X11Client = {
@@ -46,7 +45,6 @@ type X11Client = {
   ): void;
   on(event: 'event', listener: (event: { name: string; wid: number; atom: number }) => void): void;
   on(event: 'error', listener: (error: unknown) => void): void;
-  terminate(): void;
 };
 type X11Module = {
   createClient(
@@ -120,6 +118,5 @@ export async function connectWindowManagerSync(display: string): Promise<WindowM
       if (!timedOut) answered = true;
       else if (!answered) giveUp = true;
     },
-    close: () => client.terminate(),
   };
 }
