@@ -287,6 +287,21 @@ describe('the browser of a desktop computer', () => {
     expect(found).toMatchObject({ cookie: 'alice', local: 'alice', idb: 'alice' });
   });
 
+  it('takes a click and typing at once after a navigate: the page on the screen is the one loaded', async () => {
+    // A page can fire load before it draws; until it draws, Chromium drops input to it.
+    const id = await create();
+    const url = `${fixtures.url}/field.html`;
+    for (let n = 1; n <= 20; n++) {
+      expect((await navigate(id, url)).body.status).toBe('success');
+      expect((await post(id, 'click', { x: 640, y: 400 })).body.status).toBe('success');
+      expect((await post(id, 'type', { text: `try ${n}` })).body.status).toBe('success');
+      const title = () => post(id, 'html', {}).then((html) => html.body.result.title as string);
+      await eventually(async () => (await title()) === `try ${n}`, 5_000).catch(async () => {
+        expect(await title(), `navigate number ${n}`).toBe(`try ${n}`);
+      });
+    }
+  });
+
   it('ends with its desktop: deleting the computer leaves no Chromium on the display', async () => {
     const id = await create();
     const display = displayOf(server, id);
