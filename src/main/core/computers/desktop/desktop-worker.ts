@@ -198,12 +198,18 @@ const INPUT_OPS = new Set<WorkerRequest['op']>([
 ]);
 
 /**
- * Connected at the first input: a desktop nobody drives never needs it. Without it (the display
- * refuses a second connection) input is answered as before, only without the wait below.
+ * Connected at the first input: a desktop nobody drives never needs it. Without it (no X display:
+ * host mode on macOS or Windows; or the display refuses a second connection) input is answered as
+ * before, only without the wait below.
  */
 let windowManager: Promise<WindowManagerSync | undefined> | undefined;
-const connectWindowManager = () =>
-  (windowManager ??= connectWindowManagerSync(process.env.DISPLAY ?? '').catch(() => undefined));
+const connectWindowManager = () => {
+  const display = process.env.DISPLAY;
+  windowManager ??= display
+    ? connectWindowManagerSync(display).catch(() => undefined)
+    : Promise.resolve(undefined);
+  return windowManager;
+};
 
 /**
  * Answered only once the X server and the window manager have taken an input op's events: a
