@@ -107,6 +107,27 @@ describe('the computer registry', () => {
     expect(session.terminationReason).toBe('deleted');
   });
 
+  it('closes once every computer has ended, those ending already included (a lost backend)', async () => {
+    const session = await t.create();
+    const operator = t.browser.operators[0]!;
+    let finish = () => {};
+    operator.close = () =>
+      new Promise<void>((resolve) => {
+        finish = () => {
+          operator.closed = true;
+          resolve();
+        };
+      });
+    void t.registry.terminate(session, 'backend_lost');
+    let closed = false;
+    const closing = t.registry.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closed).toBe(false);
+    finish();
+    await closing;
+    expect(operator.closed).toBe(true);
+  });
+
   it('scopes computers by organization', async () => {
     const session = await t.create();
     expect(() => t.registry.get('acme', session.id)).toThrow(`no computer ${session.id}`);

@@ -71,6 +71,8 @@ export class ComputerRegistry {
   private readonly holders = new Map<string, string>();
   /** Creates in flight per org and kind. */
   private readonly creating = new Map<string, number>();
+  /** Terminations in flight: close() waits for those it did not start too (a lost backend's). */
+  private readonly ending = new Set<Promise<unknown>>();
   private readonly clock: Clock;
 
   constructor(private readonly deps: RegistryDeps) {
@@ -300,6 +302,17 @@ export class ComputerRegistry {
     }, KEEP_TERMINATED_MS);
     this.timers.set(session.id, forget);
     this.deps.screenshots.release(session.id, reason === 'shutdown' ? 0 : SCREENSHOT_GRACE_MS);
+    const ending = this.windDown(session, reason);
+    this.ending.add(ending);
+    try {
+      await ending;
+    } finally {
+      this.ending.delete(ending);
+    }
+  }
+
+  /** Ends what the computer holds: its last look, its state, its operator, its recording, its files. */
+  private async windDown(session: ComputerSession, reason: TerminationReason): Promise<void> {
     // Its driver says whether its state is read before the close or after; a failed save still
     // frees the computer.
     const driver = this.driver(session.spec.kind);
@@ -335,6 +348,7 @@ export class ComputerRegistry {
   async close(): Promise<void> {
     const running = [...this.sessions.values()].filter((session) => session.status === 'running');
     await Promise.all(running.map((session) => this.terminate(session, 'shutdown')));
+    await Promise.allSettled([...this.ending]);
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
   }

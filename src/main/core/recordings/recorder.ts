@@ -357,10 +357,14 @@ export class Recorder {
       await Promise.allSettled(active.later);
       await this.scrubTrace(computerId, active.dir);
       this.deps.store.setSize(computerId, await sizeOf(active.dir));
-    })().finally(() => {
-      this.finishing.delete(computerId);
-      void this.sweep();
-    });
+    })()
+      .catch((error: unknown) =>
+        this.deps.log?.(`recording ${computerId}: could not finish (${String(error)})`),
+      )
+      .finally(() => {
+        this.finishing.delete(computerId);
+        void this.sweep();
+      });
     this.finishing.set(computerId, finished);
   }
 
@@ -652,7 +656,11 @@ export class Recorder {
 
   /** Drops ended recordings past retention, then the oldest while all of them pass the disk cap. */
   sweep(): Promise<void> {
-    this.sweeping ??= this.sweepNow().finally(() => (this.sweeping = undefined));
+    this.sweeping ??= this.sweepNow()
+      .catch((error: unknown) =>
+        this.deps.log?.(`could not sweep old recordings: ${String(error)}`),
+      )
+      .finally(() => (this.sweeping = undefined));
     return this.sweeping;
   }
 
