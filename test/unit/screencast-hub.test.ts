@@ -286,6 +286,24 @@ describe('ScreencastHub', () => {
     expect(hub.active).toBe(1);
   });
 
+  it('sends no frame of a capture replaced by a restart, even one still starting', async () => {
+    const computer = new FakeComputer('comp_a');
+    computer.held = true;
+    hub.watch(computer, recorder());
+    computer.held = false;
+    const person = viewer(30, { maxWidth: 640 });
+    hub.watch(computer, person);
+    const [replaced, live] = computer.captures;
+    // The replaced capture had not started yet: its first frame comes before its stop.
+    replaced!.frame(1);
+    replaced!.cursor(5, 5);
+    live!.frame(2);
+    expect(person.frames).toEqual([2]);
+    expect(person.cursors).toEqual([]);
+    computer.releaseStart();
+    await replaced!.stopped;
+  });
+
   it('stops a capture that had not started yet when its viewer left', async () => {
     const computer = new FakeComputer('comp_a');
     computer.held = true;

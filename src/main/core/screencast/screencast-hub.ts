@@ -49,6 +49,8 @@ type Capture = {
   viewers: Set<ViewerState>;
   options: CaptureOptions;
   stop: Promise<(() => Promise<void>) | undefined>;
+  /** Starts of its capture so far (a restart starts it again with other options). */
+  launches: number;
   frames: number;
   last?: Delivery;
 };
@@ -118,6 +120,7 @@ export class ScreencastHub {
       viewers: new Set(),
       options,
       stop: Promise.resolve(undefined),
+      launches: 0,
       frames: 0,
     };
     this.captures.set(session.id, capture);
@@ -126,8 +129,15 @@ export class ScreencastHub {
   }
 
   private launch(capture: Capture): void {
-    const onFrame = (frame: Frame) => this.fanOut(capture, frame);
+    // A capture replaced by a restart may still send a frame or two while it stops (one it was
+    // starting when replaced): those are not the viewers' any more (another size, another rate).
+    const launch = ++capture.launches;
+    const current = () => capture.launches === launch;
+    const onFrame = (frame: Frame) => {
+      if (current()) this.fanOut(capture, frame);
+    };
     const onCursor = (position: { x: number; y: number }) => {
+      if (!current()) return;
       for (const state of capture.viewers) state.viewer.onCursor(position);
     };
     capture.stop = capture.session.operator
