@@ -140,6 +140,29 @@ describe('a browser computer is recorded from creation to its end', () => {
     expect(changes.slice(changes.indexOf('white'))).toEqual(['white', 'red', 'blue']);
   });
 
+  it('the video shows what a still page did by itself, to its DOM and to a canvas', async () => {
+    // A page still for a while stops being captured until it changes: what it does then, with
+    // no action, is in the video all the same (what its DOM does at once, a canvas later).
+    const { id: page } = (await server.request('POST', '/computers', {})).body;
+    await act(page, { type: 'navigate', url: `${fixtures.url}/by-itself.html` });
+    await new Promise((resolve) => setTimeout(resolve, 16_000));
+    await server.request('DELETE', `/computers/${page}`);
+    const video = await download(`/computers/${page}/recording/video`);
+    const file = join(scratch, `${page}.webm`);
+    writeFileSync(file, video.bytes);
+    const named = (await frameColors(file)).map(([r, g, b]) =>
+      r > 180 && g > 180 && b > 180
+        ? 'white'
+        : g > 120 && r < 60 && b < 60
+          ? 'green'
+          : b > 150 && r < 60 && g < 60
+            ? 'blue'
+            : 'other',
+    );
+    const changes = named.filter((color, index) => color !== named[index - 1]);
+    expect(changes.slice(changes.indexOf('white'))).toEqual(['white', 'green', 'white', 'blue']);
+  }, 60_000);
+
   it('a video seek by Range works (the window and the bundle viewer seek)', async () => {
     const answer = await fetch(`${server.url}/computers/${id}/recording/video`, {
       headers: { authorization: `Bearer ${server.key}`, range: 'bytes=0-99' },
