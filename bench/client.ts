@@ -1,4 +1,5 @@
 import { createApiClient, type ApiClient } from '../src/shared/client/api-client.js';
+import { TERMINAL_EVENTS, type TaskEvent } from '../src/shared/tasks.js';
 import { timed } from './sampling.js';
 
 /** What a 2xx answer must also say for a call to count; anything else is an error. */
@@ -63,5 +64,16 @@ export class BenchClient {
       await this.request('POST', `/computers/${id}/screenshot`, {}, 'action');
       await this.request('DELETE', `/computers/${id}`);
     });
+  }
+
+  /**
+   * The terminal event of a task, read from its events stream as soon as it is sent (no polling:
+   * a client asking every few milliseconds would load the machine the task runs on).
+   */
+  async taskEnd(taskId: string): Promise<TaskEvent> {
+    for await (const { data } of this.api.events('tasks.events', { params: { id: taskId } })) {
+      if (TERMINAL_EVENTS.has(data.type)) return data;
+    }
+    throw new Error(`the events of task ${taskId} ended before the task did`);
   }
 }

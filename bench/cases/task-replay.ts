@@ -4,7 +4,6 @@ import {
   startFormPages,
   writeScript,
 } from '../../test/helpers/replay-fixtures.js';
-import { eventually } from '../../test/helpers/test-server.js';
 import type { Bench } from '../bench.js';
 import { REPLAY_MODEL, REPLAY_SCRIPT } from './responses.js';
 import { dirname, basename } from 'node:path';
@@ -70,7 +69,7 @@ export async function benchTaskReplay({ client, report }: Bench): Promise<void> 
   }
 }
 
-/** Starts a task (or a replay) and times it until GET says it ended; it must complete. */
+/** Starts a task (or a replay) and times it until its terminal event; it must complete. */
 async function timedTask(
   client: Bench['client'],
   path: string,
@@ -78,21 +77,10 @@ async function timedTask(
 ): Promise<{ ms: number; taskId: string }> {
   const started = performance.now();
   const { task_id } = (await client.request('POST', path, body)) as { task_id: string };
-  // Polled often (a GET costs about a millisecond): the end is seen within a few.
-  const done = await eventually(
-    async () => {
-      const task = (await client.request('GET', `/agent/tasks/${task_id}`)) as {
-        exit_code: number | null;
-        status: string;
-        error: string | null;
-      };
-      return task.exit_code !== null && task;
-    },
-    60_000,
-    5,
-  );
+  const end = await client.taskEnd(task_id);
   const ms = performance.now() - started;
-  if (done.status !== 'completed')
-    throw new Error(`the bench task ${task_id} ${done.status}: ${done.error}`);
+  if (end.type !== 'completed') {
+    throw new Error(`the bench task ${task_id} ${end.type}: ${JSON.stringify(end)}`);
+  }
   return { ms, taskId: task_id };
 }
