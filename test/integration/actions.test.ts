@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { pageState } from '../helpers/page-state.js';
@@ -280,6 +281,31 @@ describe('page', () => {
     const scale = await act('viewport', { width: 1024, height: 600, scale_factor: 2 });
     expect(scale.status).toBe(400);
     expect(scale.body.param).toBe('scale_factor');
+  });
+
+  it("takes a high-density computer's screenshot in CSS pixels, where the page is scrolled", async () => {
+    const dense = await server.request('POST', '/computers', {
+      display: { width: 800, height: 600, scale: 2 },
+    });
+    const path = `/computers/${dense.body.id}`;
+    try {
+      const at = async (band: string) => {
+        await server.request('POST', `${path}/navigate`, {
+          url: `${fixtures.url}/stripes.html#${band}`,
+        });
+        const shot = await server.request('POST', `${path}/screenshot`, { base64: true });
+        const png = Buffer.from(shot.body.result.base64, 'base64');
+        const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+        const middle =
+          (info.height / 2) * info.width * info.channels + (info.width / 2) * info.channels;
+        return { size: [info.width, info.height], rgb: [...data.subarray(middle, middle + 3)] };
+      };
+      expect(await at('red')).toEqual({ size: [800, 600], rgb: [220, 0, 0] });
+      expect(await at('green')).toEqual({ size: [800, 600], rgb: [0, 200, 0] });
+      expect(await at('blue')).toEqual({ size: [800, 600], rgb: [0, 0, 220] });
+    } finally {
+      await server.request('DELETE', path);
+    }
   });
 
   it('waits, capped at 55 s', async () => {

@@ -359,9 +359,27 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
   screenshot(tabId?: string): Promise<Screenshot> {
     return this.activity.around(async () => {
       const { id, page } = this.tabs.page(tabId);
-      const png = await page.screenshot({ type: 'png', scale: 'css' });
+      const png = await this.capture(page);
       return { png, ...pngSize(png), tabId: id };
     });
+  }
+
+  /**
+   * The viewport as a PNG, straight from Chromium: encoded for speed (larger files, half the
+   * encoding time) and without what Playwright's screenshot adds for stable test images (hiding
+   * the caret in every element, waiting for fonts, four more round trips). An agent's step is
+   * mostly its screenshot: this halves what it costs Chromium (104 → 55 ms of CPU at 1280×720),
+   * which ten tasks at once share. In CSS pixels at any device scale: this CDP session emulates
+   * nothing, so Chromium captures the view at its size in CSS pixels (a session that emulates
+   * the device, as Playwright's does, would capture device pixels).
+   */
+  private async capture(page: Page): Promise<Buffer> {
+    const cdp = await this.cdp(page);
+    const { data } = await cdp.send('Page.captureScreenshot', {
+      format: 'png',
+      optimizeForSpeed: true,
+    });
+    return Buffer.from(data, 'base64');
   }
 
   pageContext(tab: { executed?: string; requested?: string }): Promise<PageContext | undefined> {
