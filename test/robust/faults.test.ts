@@ -202,9 +202,9 @@ describe('Chromium killed while actions run', () => {
       const navigated = await answered(server, 'POST', `/computers/${id}/navigate`, {
         url: `${fixtures.url}/actions.html`,
       });
-      expect(navigated.body).toMatchObject({ status: 'success' });
+      expect(navigated.body, JSON.stringify(navigated.body)).toMatchObject({ status: 'success' });
       const shot = await answered(server, 'POST', `/computers/${id}/screenshot`, { base64: true });
-      expect(shot.body.status).toBe('success');
+      expect(shot.body.status, shot.body.error_message).toBe('success');
       expect(shot.body.result.base64.length).toBeGreaterThan(1000);
       recoveries.push(Date.now() - killedAt);
       expect((await answered(server, 'DELETE', `/computers/${id}`)).status).toBe(204);
