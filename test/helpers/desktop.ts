@@ -43,8 +43,12 @@ export async function waitForFile(
       // What runs on the display says whether the terminal's program is still there to write.
       const running = await processesOnDisplay(displayOf(server, id));
       const commands = running.map((pid) => commandOf(pid).trim());
+      // Where typing went: the window that has the focus, and where the pointer is.
+      const focus = await server.request('POST', `/computers/${id}/debug`, {
+        command: 'xdotool getwindowfocus getwindowname; xdotool getmouselocation',
+      });
       throw new Error(
-        `${name} not as expected within ${timeoutMs} ms: ${text === undefined ? 'no such file' : JSON.stringify(text)}; running on the display: ${commands.join(' | ')}`,
+        `${name} not as expected within ${timeoutMs} ms: ${text === undefined ? 'no such file' : JSON.stringify(text)}; running on the display: ${commands.join(' | ')}; focus and pointer: ${JSON.stringify(focus.body.result ?? focus.body)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -88,8 +92,25 @@ export function differingPixels(a: Buffer, b: Buffer): number {
   return count + Math.abs(a.length - b.length) / 3;
 }
 
-/** Pids of processes that run on an X display (their environment says DISPLAY=name), Xvfb included. */
-export async function processesOnDisplay(name: string): Promise<number[]> {
+/** Now on the clock of process start times (clock ticks since boot), for `startedBefore`. */
+export async function processClock(): Promise<number> {
+  const uptime = await readFile('/proc/uptime', 'latin1');
+  return Math.ceil(Number(uptime.split(' ')[0]) * CLOCK_TICKS);
+}
+
+/** Linux reports process start times in USER_HZ, 100 on every architecture it runs on. */
+const CLOCK_TICKS = 100;
+
+/**
+ * Pids of processes that run on an X display (their environment says DISPLAY=name), Xvfb included.
+ * Display numbers are reused as soon as they are free: another test file's desktop can take the
+ * number of one just deleted here. What a deleted desktop left behind started before its delete
+ * (`startedBefore`, from processClock), its successor's processes after.
+ */
+export async function processesOnDisplay(
+  name: string,
+  { startedBefore = Infinity }: { startedBefore?: number } = {},
+): Promise<number[]> {
   const { readdir } = await import('node:fs/promises');
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
@@ -98,6 +119,9 @@ export async function processesOnDisplay(name: string): Promise<number[]> {
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '');
     const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => '');
     if (/^\d+ \(.*\) Z/.test(stat)) continue;
+    // Field 22 of stat, the start time; fields are counted from after the command's ")".
+    const startTime = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    if (!(startTime < startedBefore)) continue;
     if (
       `\0${environ}`.includes(`\0DISPLAY=${name}\0`) ||
       (cmdline.startsWith(`Xvfb\0-displayfd`) &&

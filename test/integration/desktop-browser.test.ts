@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { displayOf, processesOnDisplay, workspaceOf } from '../helpers/desktop.js';
+import { displayOf, processClock, processesOnDisplay, workspaceOf } from '../helpers/desktop.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { visitLoginPage } from '../helpers/page-state.js';
 import { SseReader } from '../helpers/sse.js';
@@ -308,7 +308,8 @@ describe('the browser of a desktop computer', () => {
     expect((await navigate(id, 'a')).body.status).toBe('success');
     expect((await newTab(id, 'b')).body.status).toBe('success');
     expect(await browsersOn(display)).toHaveLength(1);
+    const deleting = await processClock();
     expect((await server.request('DELETE', `/computers/${id}`)).status).toBe(204);
-    expect(await processesOnDisplay(display)).toEqual([]);
+    expect(await processesOnDisplay(display, { startedBefore: deleting })).toEqual([]);
   });
 });

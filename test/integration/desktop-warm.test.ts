@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   displayOf,
+  processClock,
   processesOnDisplay,
   readWorkspaceFile,
   startCat,
@@ -95,8 +96,9 @@ describe('a warm desktop', () => {
     const started = descendants(process.pid);
     expect(started.filter((pid) => commandOf(pid).startsWith('bwrap')).length).toBeGreaterThan(0);
     closed = true;
+    const closing = await processClock();
     await server.close();
-    expect(await processesOnDisplay(spare!)).toEqual([]);
+    expect(await processesOnDisplay(spare!, { startedBefore: closing })).toEqual([]);
     expect(await serverDisplays()).toEqual([]);
     expect(started.filter(isAlive).map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
   }, 90_000);

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   differingPixels,
   displayOf,
+  processClock,
   processesOnDisplay,
   readWorkspaceFile,
   screenPixels,
@@ -51,12 +52,14 @@ describe('desktop computers', () => {
     expect(differingPixels(before, await screenPixels(server, two))).toBe(0);
 
     const displays = [displayOf(server, one), displayOf(server, two)];
-    const running = await Promise.all(displays.map(processesOnDisplay));
+    const running = await Promise.all(displays.map((display) => processesOnDisplay(display)));
     expect(running.every((pids) => pids.length >= 3)).toBe(true);
     // Their sandboxes (where bubblewrap runs): bwrap and its init, in a session of its own.
     const sandboxes = descendants(process.pid).filter((pid) => commandOf(pid).startsWith('bwrap'));
+    const deleting = await processClock();
     await Promise.all([one, two].map((id) => server.request('DELETE', `/computers/${id}`)));
-    for (const display of displays) expect(await processesOnDisplay(display)).toEqual([]);
+    for (const display of displays)
+      expect(await processesOnDisplay(display, { startedBefore: deleting })).toEqual([]);
     expect(sandboxes.filter(isAlive)).toEqual([]);
   });
 
@@ -183,8 +186,9 @@ describe('desktop computers', () => {
       );
       return commands.some((command) => command.includes('chromium'));
     }, 10_000);
+    const deleting = await processClock();
     await server.request('DELETE', `/computers/${id}`);
-    expect(await processesOnDisplay(display)).toEqual([]);
+    expect(await processesOnDisplay(display, { startedBefore: deleting })).toEqual([]);
   });
 
   it('ends with reason crashed when its X server dies, and others keep working', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killAll, serveProcess, tree, type BenchtopProcess } from '../helpers/benchtop-process.js';
-import { processesOnDisplay } from '../helpers/desktop.js';
+import { processClock, processesOnDisplay } from '../helpers/desktop.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { visitLoginPage } from '../helpers/page-state.js';
 import { commandOf, isAlive } from '../helpers/processes.js';
@@ -137,6 +137,7 @@ describe('SIGTERM of benchtop serve', () => {
     const onDisplay = await processesOnDisplay(display);
 
     const signalledAt = Date.now();
+    const signalled = await processClock();
     first.child.kill('SIGTERM');
     expect(await first.exited()).toBe(0);
     const exitMs = Date.now() - signalledAt;
@@ -145,7 +146,7 @@ describe('SIGTERM of benchtop serve', () => {
     expect(seen.filter(isAlive).map((pid) => `${kindOf(pid)}: ${commandOf(pid)}`)).toEqual([]);
     // Nothing escaped the tree either (reparented to init): by command line and by display.
     for (const marker of markers) expect(processesWith(`sleep ${marker}`)).toEqual([]);
-    expect(await processesOnDisplay(display)).toEqual([]);
+    expect(await processesOnDisplay(display, { startedBefore: signalled })).toEqual([]);
     expect(onDisplay.length).toBeGreaterThan(0);
     for (const stream of streams) {
       stream.controller.abort();

@@ -30,8 +30,11 @@ export type BrowserAction = Extract<Action, { type: (typeof BROWSER_ACTIONS)[num
 const LAUNCH_TIMEOUT_MS = 30_000;
 /** A close that takes longer is left to the display's sweep, which ends Chromium anyway. */
 const CLOSE_TIMEOUT_MS = 5_000;
-/** A window nobody can see (minimized) draws no frames: waiting for one ends after this. */
-const DRAWN_TIMEOUT_MS = 1_000;
+/**
+ * A page busy in a script draws no frame until it is done: waiting for one ends after this. (A
+ * hidden page draws none either; it is not waited for.)
+ */
+const DRAWN_TIMEOUT_MS = 3_000;
 /** Files by which Chromium marks a profile as in use by a running browser. */
 const PROFILE_LOCKS = ['SingletonLock', 'SingletonSocket', 'SingletonCookie'];
 
@@ -277,13 +280,19 @@ function windowArgs(width: number, height: number): string[] {
  * frame, and until that frame Chromium keeps the previous page on the screen and drops input to
  * the new one: a click at once after the navigate (through X, as on a desktop) focused nothing,
  * and the typing after it went nowhere, in 11 of 60 tries on a quiet machine; after two animation
- * frames, none in 160. The second frame's callback runs once the first has been committed.
+ * frames, none in 160. The second frame's callback runs once the first has been committed. On a
+ * loaded machine two frames can take over a second, so only a page that will not draw (hidden)
+ * ends the wait early; a minimized window's page still draws in Chromium on X.
  */
 async function drawn(page: Page): Promise<void> {
   const frames = page.evaluate(
     () =>
       new Promise<void>((resolve) => {
-        const window = globalThis as unknown as { requestAnimationFrame(f: () => void): void };
+        const window = globalThis as unknown as {
+          requestAnimationFrame(f: () => void): void;
+          document: { visibilityState: string };
+        };
+        if (window.document.visibilityState === 'hidden') resolve();
         window.requestAnimationFrame(() => window.requestAnimationFrame(() => resolve()));
       }),
   );
