@@ -94,7 +94,7 @@ async function idleMemory({ server, client, report }: Bench): Promise<void> {
     ratio: null,
     target: `api ≤ ${PSS_TARGET_MB} MB`,
     pass,
-    samples: 5,
+    samples: 9,
     unit: 'MB',
     api_value: round(mb, 1),
     note: `recorded: ${parts}; with recording off ${unrecorded.mb.toFixed(1)} MB: ${unrecorded.parts}`,

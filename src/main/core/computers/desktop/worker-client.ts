@@ -51,9 +51,10 @@ export class WorkerClient {
     displayEnv: Record<string, string>,
     entry: WorkerEntry,
   ): Promise<WorkerClient> {
-    // In Benchtop's own process group: it also ends when its IPC channel closes.
+    // In Benchtop's own process group: it also ends when its IPC channel closes. It collects
+    // its screen grabs itself (see desktop-worker.ts), with the gc() that --expose-gc gives it.
     const worker = await launch(entry.path, [], {
-      node: { execArgv: entry.execArgv, serialization: 'advanced' },
+      node: { execArgv: [...(entry.execArgv ?? []), '--expose-gc'], serialization: 'advanced' },
       group: false,
       env: { ...process.env, ...displayEnv },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
