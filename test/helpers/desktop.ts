@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
+import { startTimeOf } from '../../src/main/core/runtime/process-table.js';
 import { commandOf } from './processes.js';
 import type { TestServer } from './test-server.js';
 
@@ -92,7 +93,7 @@ export function differingPixels(a: Buffer, b: Buffer): number {
   return count + Math.abs(a.length - b.length) / 3;
 }
 
-/** Now on the clock of process start times (clock ticks since boot), for `startedBefore`. */
+/** Now in clock ticks since boot (the clock of startTimeOf), for `startedBefore`. */
 export async function processClock(): Promise<number> {
   const uptime = await readFile('/proc/uptime', 'latin1');
   return Math.ceil(Number(uptime.split(' ')[0]) * CLOCK_TICKS);
@@ -117,11 +118,9 @@ export async function processesOnDisplay(
     if (!/^\d+$/.test(entry)) continue;
     const environ = await readFile(`/proc/${entry}/environ`, 'latin1').catch(() => '');
     const cmdline = await readFile(`/proc/${entry}/cmdline`, 'latin1').catch(() => '');
-    const stat = await readFile(`/proc/${entry}/stat`, 'latin1').catch(() => '');
-    if (/^\d+ \(.*\) Z/.test(stat)) continue;
-    // Field 22 of stat, the start time; fields are counted from after the command's ")".
-    const startTime = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    if (!(startTime < startedBefore)) continue;
+    // Undefined for a process gone or a zombie.
+    const started = startTimeOf(Number(entry));
+    if (started === undefined || !(Number(started) < startedBefore)) continue;
     if (
       `\0${environ}`.includes(`\0DISPLAY=${name}\0`) ||
       (cmdline.startsWith(`Xvfb\0-displayfd`) &&
