@@ -96,6 +96,9 @@ export function treePss(): TreePss {
   return { mb: kb / 1024, serverMb: server / 1024, processes: below.length + 1 };
 }
 
+/** Clock ticks a second (USER_HZ, 100 on Linux): the unit of /proc's CPU times. */
+export const TICKS_PER_SECOND = 100;
+
 /** Clock ticks (USER_HZ) the whole machine spent busy, and stolen by the hypervisor. */
 function machineTicks(): { busy: number; steal: number } {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1);
@@ -103,19 +106,23 @@ function machineTicks(): { busy: number; steal: number } {
   return { busy: user! + nice! + system! + irq! + softirq!, steal: steal ?? 0 };
 }
 
+/** Clock ticks a process used: utime and stime, with its reaped children's if asked (0 once gone). */
+function ticksOf(pid: number, reaped = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime, stime, cutime, cstime: fields 14–17 of stat, 11–14 after the command name.
+    const indexes = reaped ? [11, 12, 13, 14] : [11, 12];
+    return indexes.reduce((sum, index) => sum + Number(fields[index]), 0);
+  } catch {
+    return 0; // ended meanwhile
+  }
+}
+
 /** Clock ticks this process and everything below it used (reaped children included). */
 export function ownTicks(): number {
   let ticks = 0;
-  for (const pid of [process.pid, ...descendants(process.pid)]) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime, stime, cutime, cstime: fields 14–17 of stat, 11–14 after the command name.
-      for (const index of [11, 12, 13, 14]) ticks += Number(fields[index]);
-    } catch {
-      // ended meanwhile
-    }
-  }
+  for (const pid of [process.pid, ...descendants(process.pid)]) ticks += ticksOf(pid, true);
   return ticks;
 }
 
@@ -126,7 +133,7 @@ export function noiseMeter(): () => Noise {
   const own = ownTicks();
   const started = performance.now();
   return () => {
-    const capacity = ((performance.now() - started) / 1000) * 100 * cpus().length;
+    const capacity = ((performance.now() - started) / 1000) * TICKS_PER_SECOND * cpus().length;
     const now = machineTicks();
     const others = now.busy - machine.busy - (ownTicks() - own);
     return {
@@ -192,15 +199,17 @@ function desktopProcesses(server: TestServer, id: string): number[] {
 
 /**
  * PSS of a desktop's processes once it is idle, the median of 9 readings over 4 s; `parts` says
- * what each program held (MB), largest first. Idle means past its start: a recorded desktop's
- * worker read 89 MB two to three seconds after its create and 64–71 MB from the fourth second on
- * (sampled each second for 15 s), moving by a grab or two (3.7 MB each) between readings.
+ * what each program held (MB), largest first; `cpuPct` the CPU they used meanwhile, in % of one
+ * core. Idle means past its start: a recorded desktop's worker read 89 MB two to three seconds
+ * after its create and 64–71 MB from the fourth second on (sampled each second for 15 s).
  */
 export async function desktopPss(
   server: TestServer,
   id: string,
-): Promise<{ mb: number; parts: string }> {
+): Promise<{ mb: number; parts: string; cpuPct: number }> {
   await sleep(6000);
+  const ticks = () => desktopProcesses(server, id).reduce((sum, pid) => sum + ticksOf(pid), 0);
+  const [ticksBefore, since] = [ticks(), performance.now()];
   const readings: Array<{ mb: number; parts: string }> = [];
   for (let i = 0; i < 9; i++) {
     const byProgram = new Map<string, number>();
@@ -222,6 +231,8 @@ export async function desktopPss(
     readings.push({ mb, parts });
     await sleep(500);
   }
+  const seconds = (performance.now() - since) / 1000;
+  const cpuPct = ((ticks() - ticksBefore) / TICKS_PER_SECOND / seconds) * 100;
   readings.sort((a, b) => a.mb - b.mb);
-  return readings[4]!;
+  return { ...readings[4]!, cpuPct };
 }

@@ -13,8 +13,8 @@ export type Row = {
   samples: number;
   api_p90_ms?: number | null;
   raw_p90_ms?: number | null;
-  /** Memory rows: MB of PSS per computer (api) and per raw context (raw). */
-  unit?: 'MB';
+  /** Rows of values, not times: MB of PSS, or % of one core; the values are api_value, raw_value. */
+  unit?: 'MB' | '%';
   api_value?: number;
   raw_value?: number;
   note?: string;
@@ -101,16 +101,16 @@ export class Report {
     ];
     const ms = (value: number | null | undefined) =>
       value === null || value === undefined ? '-' : `${value.toFixed(2)} ms`;
-    const mb = (value: number | undefined) =>
-      value === undefined ? '-' : `${value.toFixed(1)} MB`;
+    const valueOf = (value: number | undefined, unit: string) =>
+      value === undefined ? '-' : `${value.toFixed(1)} ${unit}`;
     const lines = this.rows.map((row) => {
-      const memory = row.unit === 'MB';
+      const { unit } = row;
       return [
         row.name,
-        memory ? mb(row.api_value) : ms(row.api_p50_ms),
-        memory ? '' : ms(row.api_p90_ms),
-        memory ? mb(row.raw_value) : ms(row.raw_p50_ms),
-        memory ? '' : ms(row.raw_p90_ms),
+        unit ? valueOf(row.api_value, unit) : ms(row.api_p50_ms),
+        unit ? '' : ms(row.api_p90_ms),
+        unit ? valueOf(row.raw_value, unit) : ms(row.raw_p50_ms),
+        unit ? '' : ms(row.raw_p90_ms),
         row.ratio === null ? '-' : row.ratio.toFixed(2),
         row.target,
         String(row.samples),

@@ -7,6 +7,8 @@ import { round } from '../stats.js';
 /** Not the spare's shape, so a desktop of this size always starts its own display. */
 const UNWARMED = { width: 1280, height: 719 };
 const PSS_TARGET_MB = 100;
+/** What a desktop nobody uses may cost, in % of one core, recorded (as created by default). */
+const IDLE_CPU_TARGET_PCT = 2;
 
 /**
  * Desktop computers (Xvfb + openbox + xterm + nut-js worker). Targets are absolute; the worker's
@@ -85,7 +87,7 @@ async function idleMemory({ server, client, report }: Bench): Promise<void> {
     }
   };
   const unrecorded = await idle({ recording: false });
-  const { mb, parts } = await idle({});
+  const { mb, parts, cpuPct } = await idle({});
   const pass = mb <= PSS_TARGET_MB;
   report.add({
     name: 'memory of an idle desktop (PSS, all its processes)',
@@ -101,5 +103,21 @@ async function idleMemory({ server, client, report }: Bench): Promise<void> {
   });
   progress(
     `idle desktop: ${mb.toFixed(1)} MB (${parts}); recording off ${unrecorded.mb.toFixed(1)} MB (${unrecorded.parts}) ${verdict(pass)}`,
+  );
+  const cpuPass = cpuPct <= IDLE_CPU_TARGET_PCT;
+  report.add({
+    name: 'CPU of an idle desktop (all its processes)',
+    api_p50_ms: null,
+    raw_p50_ms: null,
+    ratio: null,
+    target: `api ≤ ${IDLE_CPU_TARGET_PCT} % of one core, recorded (raw = recording off)`,
+    pass: cpuPass,
+    samples: 1,
+    unit: '%',
+    api_value: round(cpuPct, 1),
+    raw_value: round(unrecorded.cpuPct, 1),
+  });
+  progress(
+    `idle desktop CPU: ${cpuPct.toFixed(1)} % of a core recorded, ${unrecorded.cpuPct.toFixed(1)} % not ${verdict(cpuPass)}`,
   );
 }

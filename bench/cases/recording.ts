@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { readZip } from '../../test/helpers/bundle-fixture.js';
 import { SseReader } from '../../test/helpers/sse.js';
 import { CLICK_AT, type Bench } from '../bench.js';
-import { encoderProcesses, ownTicks } from '../proc.js';
+import { encoderProcesses, ownTicks, TICKS_PER_SECOND } from '../proc.js';
 import { progress } from '../report.js';
 import { interleave, timed } from '../sampling.js';
 import { round } from '../stats.js';
@@ -17,7 +17,6 @@ const IDLE_COMPUTERS = 10;
 const IDLE_SECONDS = 10;
 /** From the pool's refill to the start of the measure. */
 const SETTLE_SECONDS = 5;
-const CLOCK_TICKS = 100;
 
 /**
  * The flight recorder's cost (docs/API.md §13): an action on a recorded computer against the
@@ -94,18 +93,20 @@ async function idleCost(bench: Bench): Promise<void> {
   const { report } = bench;
   const off = await idleTicks(bench, false);
   const on = await idleTicks(bench, true);
-  const percentOfCore = (ticks: number) => round((ticks / CLOCK_TICKS / IDLE_SECONDS) * 100, 1);
+  const percentOfCore = (ticks: number) =>
+    round((ticks / TICKS_PER_SECOND / IDLE_SECONDS) * 100, 1);
   const extra = Math.max(0, percentOfCore(on) - percentOfCore(off));
   report.add({
     name: `CPU of ${IDLE_COMPUTERS} idle recorded computers`,
     api_p50_ms: null,
     raw_p50_ms: null,
+    unit: '%',
     api_value: percentOfCore(on),
     raw_value: percentOfCore(off),
     ratio: null,
     target: `recorded ≤ 10 % of one core (values: % of a core over ${IDLE_SECONDS} s from ${SETTLE_SECONDS} s after the pool refilled, whole process tree; raw = recording off)`,
     pass: percentOfCore(on) <= 10,
-    samples: IDLE_SECONDS * CLOCK_TICKS,
+    samples: IDLE_SECONDS * TICKS_PER_SECOND,
     note: `recording adds ${extra} % of a core`,
   });
   progress(

@@ -32,14 +32,15 @@ async function nextFrame(reader: SseReader): Promise<Frame> {
   }
 }
 
-/** The colour at the centre of a frame, decoded from its JPEG. */
-async function centre(frame: Frame): Promise<[number, number, number]> {
+/** The colour at a point of a frame given as fractions of its size, decoded from its JPEG. */
+async function colourAt(frame: Frame, at: [number, number]): Promise<[number, number, number]> {
   const jpeg = Buffer.from(frame.image_data, 'base64');
   const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
   const offset =
-    (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * info.channels;
+    (Math.floor(info.height * at[1]) * info.width + Math.floor(info.width * at[0])) * info.channels;
   return [data[offset]!, data[offset + 1]!, data[offset + 2]!];
 }
+const centre = (frame: Frame) => colourAt(frame, [0.5, 0.5]);
 
 beforeAll(async () => {
   [server, fixtures] = await Promise.all([
@@ -186,6 +187,37 @@ describe('desktop screencast', () => {
     await eventually(
       () => server.core.screencasts.viewers(id) === 0 && !server.core.screencasts.capturing(id),
     );
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('sends what other programs draw and where they move the pointer; a still screen sends nothing', async () => {
+    const id = await create({
+      kind: 'desktop',
+      display: { width: 800, height: 600 },
+      recording: false,
+    });
+    const debug = async (command: string) => {
+      const ran = await server.request('POST', `/computers/${id}/debug`, { command });
+      expect(ran.body.result?.exit_code, ran.text).toBe(0);
+    };
+    const reader = await open(id, '?fps=10');
+    await nextFrame(reader);
+    // Once the terminal has drawn its prompt, a second passes without a frame.
+    await eventually(async () => (await reader.collect(1000)).filter(isFrame).length === 0);
+    // The root window, around the terminal, painted by another X client.
+    await debug('xsetroot -solid rgb:00/c0/00');
+    for (;;) {
+      const [r, g, b] = await colourAt(await nextFrame(reader), [0.95, 0.95]);
+      if (r < 40 && g > 150 && b < 40) break;
+    }
+    await debug('xdotool mousemove 321 234');
+    await eventually(async () => {
+      const event = await reader.next();
+      return (
+        event?.event === 'cursor_position' && JSON.stringify(event.data) === '{"x":321,"y":234}'
+      );
+    });
+    reader.close();
     await server.request('DELETE', `/computers/${id}`);
   });
 });

@@ -42,6 +42,11 @@ export const DESKTOP_CAPABILITIES = new Set([
 ] as const satisfies ActionName[]);
 type DesktopActionName = typeof DESKTOP_CAPABILITIES extends Set<infer N> ? N : never;
 
+/**
+ * How long a capture waits for the screen to change before it asks where the pointer is anyway
+ * (input sent through the API wakes it at once; this is for other X clients moving it).
+ */
+const CURSOR_POLL_MS = 250;
 /** X buttons for the side buttons nut-js does not know. */
 const SIDE_BUTTONS = { back: '8', forward: '9' } as const;
 /** Where the X11 tools come from (Debian/Ubuntu). */
@@ -265,17 +270,19 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
   }
 
   /**
-   * Grabs the display at the requested rate while someone watches; sends the pointer when it
-   * moves. For the recorder alone (options.betweenActions), grabs wait while actions run: they
-   * share the worker with the typing and clicking.
+   * Grabs the display when it changes, at most at the requested rate, while someone watches;
+   * sends the pointer when it moves. The worker says when the screen changed (the X server tells
+   * it), so a change is grabbed as soon as it is drawn and a still screen is not grabbed at all.
+   * For the recorder alone (options.betweenActions), grabs wait while actions run: they share the
+   * worker with the typing and clicking.
    */
   startCapture(
     options: CaptureOptions,
     onFrame: FrameSink,
     onCursor: CursorSink,
   ): Promise<() => Promise<void>> {
+    const { worker } = this.options;
     let running = true;
-    let first = true;
     let lastCursor = '';
     const interval = 1000 / options.fps;
     let paused = false;
@@ -286,18 +293,34 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
           if (run) resume?.();
         })
       : () => {};
+    const unpaused = async () => {
+      if (paused) await new Promise<void>((resolve) => (resume = resolve));
+      resume = undefined;
+      return running;
+    };
+    const cursorAt = (cursor: { x: number; y: number }) => {
+      const at = `${cursor.x},${cursor.y}`;
+      if (at === lastCursor) return;
+      lastCursor = at;
+      onCursor(cursor);
+    };
     const loop = (async () => {
-      while (running) {
-        if (paused) await new Promise<void>((resolve) => (resume = resolve));
-        resume = undefined;
-        if (!running) break;
-        const started = Date.now();
+      // The first frame always comes (a new viewer needs one); then only changes.
+      let first = true;
+      while (await unpaused()) {
         try {
-          const frame = await this.options.worker.request({
+          if (!first) {
+            const seen = await worker.request({ op: 'changes', waitMs: CURSOR_POLL_MS });
+            if (!running) break;
+            cursorAt(seen.cursor);
+            // A recorder keeps out of an action that began while it waited.
+            if (!seen.changed || !(await unpaused())) continue;
+          }
+          const started = Date.now();
+          const frame = await worker.request({
             op: 'frame',
             quality: options.quality,
             maxWidth: options.maxWidth,
-            // The first frame always comes (a new viewer needs one); then only changes.
             ifChanged: !first,
           });
           if (!running) break;
@@ -310,22 +333,20 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
               height: frame.height,
             });
           }
-          const cursor = `${frame.cursor.x},${frame.cursor.y}`;
-          if (cursor !== lastCursor) {
-            lastCursor = cursor;
-            onCursor(frame.cursor);
-          }
+          cursorAt(frame.cursor);
+          await sleep(Math.max(0, interval - (Date.now() - started)));
         } catch {
           // The worker ended: the computer ends with it, and the hub stops this loop.
           break;
         }
-        await sleep(Math.max(0, interval - (Date.now() - started)));
       }
     })();
     return Promise.resolve(async () => {
       running = false;
       unsubscribe();
       resume?.();
+      // A loop waiting for the screen to change stops now, not when its wait ends.
+      await worker.request({ op: 'wake' }).catch(() => {});
       await loop;
     });
   }

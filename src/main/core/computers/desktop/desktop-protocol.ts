@@ -14,6 +14,14 @@ export type WorkerRequest =
   | { op: 'screenshot' }
   /** `ifChanged`: answer `jpeg: null` when the screen is what the previous frame showed. */
   | { op: 'frame'; quality: number; maxWidth?: number; ifChanged?: boolean }
+  /**
+   * Answers once the screen has changed since the last frame (at once if it has), when input was
+   * sent, or after `waitMs`; with where the pointer is. Where the display cannot say when it
+   * changes, always at once and `changed`.
+   */
+  | { op: 'changes'; waitMs: number }
+  /** Answers every `changes` waiting now. */
+  | { op: 'wake' }
   | { op: 'size' }
   | { op: 'cursor' }
   /** Where the display's cookie is now: nut-js connects anew for each call. */
@@ -33,6 +41,8 @@ export type WorkerResults = {
   type: null;
   screenshot: { png: Uint8Array; width: number; height: number };
   frame: { jpeg: Uint8Array | null; width: number; height: number; cursor: Point };
+  changes: { changed: boolean; cursor: Point };
+  wake: null;
   size: { width: number; height: number };
   cursor: Point;
   xauthority: null;

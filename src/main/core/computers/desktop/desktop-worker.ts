@@ -10,6 +10,7 @@ import type {
   WorkerMessage,
   WorkerRequest,
 } from './desktop-protocol.js';
+import { watchScreenChanges, type ScreenChanges } from './screen-changes.js';
 import { connectWindowManagerSync, type WindowManagerSync } from './window-manager-sync.js';
 
 /**
@@ -79,6 +80,15 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       return screenshot();
     case 'frame':
       return frame(request.quality, request.maxWidth, request.ifChanged ?? false);
+    case 'changes': {
+      const changes = await watchScreen();
+      const changed = changes ? await changes.wait(request.waitMs) : true;
+      const { x, y } = await pointer.currentMousePosition();
+      return { changed, cursor: { x, y } };
+    }
+    case 'wake':
+      (await screenChanges)?.poke();
+      return null;
     case 'size':
       return { width: await screen.width(), height: await screen.height() };
     case 'cursor': {
@@ -167,13 +177,28 @@ function collectGrabs(): void {
   gc?.({ type: 'minor' });
 }
 
+/**
+ * Watched from the first frame: a desktop nobody watches, records or screenshots never needs it.
+ * Without it (no X display: host mode on macOS or Windows; no DAMAGE extension) every `changes`
+ * answers at once, and frames are grabbed at the capture's rate as they would be otherwise.
+ */
+let screenChanges: Promise<ScreenChanges | undefined> | undefined;
+const watchScreen = () => {
+  const display = process.env.DISPLAY;
+  screenChanges ??= display
+    ? watchScreenChanges(display).catch(() => undefined)
+    : Promise.resolve(undefined);
+  return screenChanges;
+};
+
 /** The pixels and options of the last frame encoded, to skip encoding an unchanged screen. */
 let previous: { data: Buffer; quality: number; maxWidth: number | undefined } | undefined;
 
 /**
  * A screencast frame: JPEG, scaled down to maxWidth, with where the pointer is. With `ifChanged`,
  * a screen identical to the previous frame's is not encoded again (`jpeg: null`): comparing the
- * pixels costs a fraction of a millisecond, encoding ten, and an idle desktop is mostly that.
+ * pixels costs a fraction of a millisecond, encoding ten (the X server reports a window drawn
+ * again the same as a change).
  */
 async function frame(
   quality: number,
@@ -185,6 +210,7 @@ async function frame(
   height: number;
   cursor: { x: number; y: number };
 }> {
+  await (await watchScreen())?.take();
   const [image, cursor] = await Promise.all([screen.grab(), pointer.currentMousePosition()]);
   const same =
     previous !== undefined &&
@@ -245,6 +271,8 @@ async function performed(request: WorkerRequest): Promise<unknown> {
   if (INPUT_OPS.has(request.op)) {
     await pointer.currentMousePosition();
     await (await connectWindowManager())?.roundTrip();
+    // The pointer may have moved: a live view waiting for changes hears of it now.
+    void screenChanges?.then((changes) => changes?.poke());
   }
   return result;
 }

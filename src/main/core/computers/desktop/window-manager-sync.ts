@@ -18,7 +18,7 @@
  * has processed their input (a round trip on the connection that sent it), so the press reaches
  * the window manager before this message does.
  */
-import { createRequire } from 'node:module';
+import { connectX11 } from './x11-connection.js';
 
 /** How long one round trip may take before the input is answered anyway. */
 const ROUND_TRIP_TIMEOUT_MS = 2000;
@@ -28,50 +28,13 @@ export type WindowManagerSync = {
   roundTrip(): Promise<void>;
 };
 
-type X11Client = {
-  AllocID(): number;
-  InternAtom(
-    onlyIfExists: boolean,
-    name: string,
-    cb: (error: Error | null, atom: number) => void,
-  ): void;
-  CreateWindow(...args: unknown[]): void;
-  SendClientMessage(
-    destination: number,
-    window: number,
-    type: number,
-    format: number,
-    data: number[],
-  ): void;
-  on(event: 'event', listener: (event: { name: string; wid: number; atom: number }) => void): void;
-  on(event: 'error', listener: (error: unknown) => void): void;
-};
-type X11Module = {
-  createClient(
-    options: { display: string },
-    cb: (error: Error | null, display: { client: X11Client; screen: { root: number }[] }) => void,
-  ): { on(event: 'error', listener: (error: Error) => void): void };
-  eventMask: { PropertyChange: number };
-};
-
 /**
  * Connects to `display` (XAUTHORITY from the environment). Without a window manager that answers
  * (none running, or one without EWMH), round trips stop being attempted after the first one
  * times out: there is then no grab to wait for.
  */
 export async function connectWindowManagerSync(display: string): Promise<WindowManagerSync> {
-  // node-x11 is CommonJS without types: required here, typed by the little we use.
-  const x11 = createRequire(import.meta.url)('x11') as X11Module;
-  const { client, root } = await new Promise<{ client: X11Client; root: number }>(
-    (resolve, reject) => {
-      const connecting = x11.createClient({ display }, (error, connected) =>
-        error
-          ? reject(error)
-          : resolve({ client: connected.client, root: connected.screen[0]!.root }),
-      );
-      connecting.on('error', reject);
-    },
-  );
+  const { client, root, eventMask } = await connectX11(display);
   const atom = (name: string) =>
     new Promise<number>((resolve, reject) =>
       client.InternAtom(false, name, (error, value) => (error ? reject(error) : resolve(value))),
@@ -83,7 +46,7 @@ export async function connectWindowManagerSync(display: string): Promise<WindowM
   const window = client.AllocID();
   // An InputOnly window, never mapped: nobody sees it, and the window manager never manages it.
   client.CreateWindow(window, root, 0, 0, 1, 1, 0, 0, 2, 0, {
-    eventMask: x11.eventMask.PropertyChange,
+    eventMask: eventMask.PropertyChange,
   });
 
   const waiting: (() => void)[] = [];
