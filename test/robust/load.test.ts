@@ -163,6 +163,8 @@ describe('load', () => {
     (LOAD_SECONDS + 120) * 1000,
   );
 
+  // Its timeout guards against a hang, not a time to meet: 592 s on a slow two-core machine,
+  // beside the approvals sequence.
   it(`${CYCLES} browser and ${DESKTOP_CYCLES} desktop create/delete cycles leave nothing behind`, async () => {
     const before = await snapshot();
     for (let i = 0; i < CYCLES; i++) {
@@ -188,5 +190,5 @@ describe('load', () => {
     expect(after.open_files).toBeLessThanOrEqual(before.open_files + 20);
     expect(after.chromium_pss_mb).toBeLessThanOrEqual(before.chromium_pss_mb + 150);
     expect(after.server_rss_mb).toBeLessThanOrEqual(before.server_rss_mb + 150);
-  }, 600_000);
+  }, 1_200_000);
 });
