@@ -162,7 +162,7 @@ describe('Recorder: retention, disk cap and recovery', () => {
       .toBuffer();
     const operator = { screenshot: () => Promise.resolve({ png, width: 320, height: 200 }) };
     await recorder.closing({ id: 'comp_brief', operator } as never);
-    await recorder.end('comp_brief', 'deleted');
+    recorder.end('comp_brief', 'deleted');
     const path = await recorder.video('local', 'comp_brief');
     expect(path.endsWith('video.webm')).toBe(true);
     expect((await recorder.view('local', 'comp_brief')).files.map((file) => file.name)).toContain(

@@ -38,7 +38,7 @@ export type RecordingHooks = {
   /** It is ending, its operator still open (the last look at its screen). */
   closing(session: ComputerSession): Promise<void>;
   /** It ended and its operator is closed (a browser's trace is written). */
-  end(id: string, reason: TerminationReason): Promise<void>;
+  end(id: string, reason: TerminationReason): void;
 };
 
 export type RegistryDeps = {
@@ -327,13 +327,20 @@ export class ComputerRegistry {
       (error: unknown) => error as Error,
     );
     if (!savedAfterClose) await session.operator.close();
-    await this.deps.recorder?.end(session.id, reason).catch(() => {});
+    // The recording is finished in the background; one that cannot be (a full disk) does not
+    // keep the computer from ending.
+    try {
+      this.deps.recorder?.end(session.id, reason);
+    } catch {
+      // The recording keeps what it had; the computer has ended.
+    }
     // A workspace the disk will not let go of (read-only, permissions) only takes space; the
     // computer has ended either way, and a failed save is the error worth reporting.
-    await rm(session.spec.workspace, { recursive: true, force: true }).catch(() => {});
-    await rm(this.deps.policy.privateDir(session.id), { recursive: true, force: true }).catch(
-      () => {},
-    );
+    const gone = (dir: string) => rm(dir, { recursive: true, force: true }).catch(() => {});
+    await Promise.all([
+      gone(session.spec.workspace),
+      gone(this.deps.policy.privateDir(session.id)),
+    ]);
     if (failed && reason === 'deleted') throw failed;
   }
 

@@ -234,14 +234,7 @@ export class Recorder {
     const active = this.active.get(session.id);
     const video = active && (await active.video);
     if (!video || (video.frames > 0 && active.framedAt >= active.actedAt)) return;
-    let timer: NodeJS.Timeout | undefined;
-    const shot = await Promise.race([
-      session.operator.screenshot().catch(() => undefined),
-      new Promise<undefined>(
-        (resolve) => (timer = setTimeout(() => resolve(undefined), LAST_LOOK_MS)),
-      ),
-    ]);
-    clearTimeout(timer);
+    const shot = await within(session.operator.screenshot(), LAST_LOOK_MS);
     if (!shot) return;
     const jpeg = await sharp(shot.png)
       .flatten()
@@ -337,7 +330,7 @@ export class Recorder {
    * (most recordings are never watched, and encoding every one would cost what the recorder must
    * not), its frames kept until then.
    */
-  async end(computerId: string, reason: string): Promise<void> {
+  end(computerId: string, reason: string): void {
     const active = this.active.get(computerId);
     if (!active) return;
     active.stopWatching?.();
@@ -349,10 +342,11 @@ export class Recorder {
       reason,
     });
     this.flush(active);
-    await new Promise<void>((resolve) => active.events.end(resolve));
     this.active.delete(computerId);
-    this.deps.store.finish(computerId, endedAt, reason, await sizeOf(active.dir));
+    // Ended now (a reader waits for `finishing`, not the computer's DELETE): the size follows.
+    this.deps.store.finish(computerId, endedAt, reason, 0);
     const finished = (async () => {
+      await new Promise<void>((resolve) => active.events.end(resolve));
       await (await active.video)?.settled();
       await Promise.allSettled(active.later);
       await this.scrubTrace(computerId, active.dir);
@@ -544,7 +538,11 @@ export class Recorder {
       ended_at: endedAt ? new Date(endedAt).toISOString() : null,
       duration_ms:
         row.status === 'none' ? null : Math.max(0, (endedAt ?? Date.now()) - row.started_at),
-      size_bytes: active ? files.reduce((sum, file) => sum + file.size_bytes, 0) : row.size_bytes,
+      // Being written or just ended (its size is stored once it is finished): what is on disk.
+      size_bytes:
+        active || this.finishing.has(row.computer_id)
+          ? files.reduce((sum, file) => sum + file.size_bytes, 0)
+          : row.size_bytes,
       files,
       task_ids: this.deps.store.tasks(row.computer_id),
     };
@@ -700,10 +698,23 @@ export class Recorder {
   /** Stops recording (Benchtop is stopping: the registry ended every computer before). */
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
-    await Promise.all([...this.active.keys()].map((id) => this.end(id, 'shutdown')));
+    for (const id of [...this.active.keys()]) this.end(id, 'shutdown');
     await Promise.all(this.finishing.values());
     await Promise.all([...this.encoding.values()].map((encoding) => encoding.catch(() => {})));
     await this.sweeping;
+  }
+}
+
+/** What `promise` gives within `ms`, else undefined; a rejection is undefined too. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise.catch(() => undefined),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
