@@ -238,7 +238,7 @@ describe('the video track of a recording', () => {
     expect(readdirSync(dir).sort()).toEqual(['frames.ndjson', 'video.webm']);
   });
 
-  it('renders the video so far once per new frame or chapters, sharing concurrent calls', async () => {
+  it('renders the video so far once per new frame, chapters or moment marked, sharing concurrent calls', async () => {
     const dir = await folder();
     const runs = join(dir, 'runs.log');
     const counting = join(dir, 'ffmpeg');
@@ -269,6 +269,15 @@ describe('the video track of a recording', () => {
     await track.render(T + 2500, [...chapters, { at: T + 1500, title: 'type' }]);
     expect(encodings()).toBe(3);
     expect((await probe(a!)).chapters.map((chapter) => chapter.title)).toEqual(['click', 'type']);
+
+    // A still screen after something that ended (a task): asked for later, it lasts till then.
+    const typed = [...chapters, { at: T + 1500, title: 'type' }];
+    expect(await track.render(T + 4000, typed)).toBe(a);
+    expect((await probe(a!)).duration).toBeLessThan(3000);
+    track.moved();
+    await track.render(T + 4000, typed);
+    expect(encodings()).toBe(4);
+    expect((await probe(a!)).duration).toBeGreaterThanOrEqual(4000);
   });
 
   it('has no video when no frame came', async () => {

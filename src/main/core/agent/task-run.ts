@@ -54,6 +54,7 @@ import {
 /** The flight recorder as a task sees it: it keeps every model call with the computer's recording. */
 export type TaskRecorder = {
   taskStarted(computerId: string, taskId: string): void;
+  taskEnded(computerId: string): void;
   modelCall(call: {
     computerId: string;
     taskId: string;
@@ -197,6 +198,7 @@ export class TaskRun {
       outcome = this.stop ?? { status: 'failed', error: (error as Error).message };
     }
     unwatch();
+    this.deps.recorder?.taskEnded(this.session.id);
     this.finish(outcome);
     if (this.options.ownsComputer) await this.options.endComputer().catch(() => {});
   }

@@ -273,6 +273,14 @@ export class Recorder {
   }
 
   /**
+   * A task on a recorded computer ended: the video so far, asked for from now, lasts to its end
+   * even when the screen has not changed since it was last rendered.
+   */
+  taskEnded(computerId: string): void {
+    void this.active.get(computerId)?.video.then((video) => video?.moved());
+  }
+
+  /**
    * One Responses call of a task, kept as `model/<task>/<step>.request.json` and
    * `.response.json`: images become files beside them, and secrets are scrubbed.
    */

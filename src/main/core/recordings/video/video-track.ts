@@ -134,6 +134,14 @@ export class VideoTrack {
     this.version++;
   }
 
+  /**
+   * Something worth seeing happened though the screen did not change (a task ended): the video
+   * so far is rendered again, to the time it is asked for, instead of the one rendered before.
+   */
+  moved(): void {
+    this.version++;
+  }
+
   /** Resolves once the background work due so far is done: frames written, segments encoded. */
   async settled(): Promise<void> {
     for (;;) {
