@@ -242,7 +242,8 @@ export class BrowserHost implements ContextSource {
 
   async acquire(options: ComputerContextOptions): Promise<FreshContext> {
     if (isPoolShape(options)) {
-      const pooled = this.ready.shift();
+      let pooled = this.ready.shift();
+      while (pooled && !connected(pooled)) pooled = this.ready.shift();
       this.fillPool();
       if (pooled) return pooled;
     }
@@ -325,8 +326,13 @@ export class BrowserHost implements ContextSource {
             () => undefined,
           );
         }
-        if (this.closed) await fresh.context.close().catch(() => {});
-        else this.ready.push(fresh);
+        // A context made as Chromium died (its pool already emptied on the disconnect) would
+        // give the next computer a closed page: the next acquire fills the pool again.
+        if (this.closed || !connected(fresh)) {
+          await fresh.context.close().catch(() => {});
+          break;
+        }
+        this.ready.push(fresh);
       }
     })()
       .catch(() => {
@@ -351,6 +357,11 @@ export class BrowserHost implements ContextSource {
     if (browser) await (await browser.catch(() => undefined))?.close();
     if (this.traces?.temporary) rmSync(this.traces.dir, { recursive: true, force: true });
   }
+}
+
+/** Whether a pooled context's Chromium still runs. */
+function connected(fresh: FreshContext): boolean {
+  return fresh.context.browser()?.isConnected() !== false;
 }
 
 function isPoolShape(options: ComputerContextOptions): boolean {
