@@ -351,14 +351,17 @@ export class Recorder {
     });
     this.flush(active);
     this.active.delete(computerId);
-    // Ended now (a reader waits for `finishing`, not the computer's DELETE): the size follows.
-    this.deps.store.finish(computerId, endedAt, reason, 0);
+    // The row turns complete once its files are: every reader waits for `finishing`.
     const finished = (async () => {
-      await new Promise<void>((resolve) => active.events.end(resolve));
-      await (await active.video)?.settled();
-      await Promise.allSettled(active.later);
-      await this.scrubTrace(computerId, active.dir);
-      this.deps.store.setSize(computerId, await sizeOf(active.dir));
+      try {
+        await new Promise<void>((resolve) => active.events.end(resolve));
+        await (await active.video)?.settled();
+        await Promise.allSettled(active.later);
+        await this.scrubTrace(computerId, active.dir);
+      } finally {
+        const size = await sizeOf(active.dir).catch(() => 0);
+        this.deps.store.finish(computerId, endedAt, reason, size);
+      }
     })()
       .catch((error: unknown) =>
         this.deps.log?.(`recording ${computerId}: could not finish (${String(error)})`),
@@ -381,6 +384,10 @@ export class Recorder {
   }
 
   async list(org: string, limit: number): Promise<Recording[]> {
+    const ending = this.deps.store
+      .list(org, limit)
+      .map((row) => this.finishing.get(row.computer_id));
+    await Promise.all(ending.filter((promise) => promise !== undefined));
     return Promise.all(this.deps.store.list(org, limit).map((row) => this.viewOf(row)));
   }
 
@@ -390,8 +397,7 @@ export class Recorder {
     computerId: string,
     key: Exclude<RecordingFileKey, 'video'>,
   ): Promise<string> {
-    const row = this.readable(org, computerId);
-    await this.finishing.get(computerId);
+    const row = await this.settled(org, computerId);
     if (key !== 'events' && row.kind !== 'browser') {
       throw notFound(
         `computer ${computerId} is a ${row.kind} computer: only browser computers have a ${RECORDING_FILES[key].name}`,
@@ -415,8 +421,7 @@ export class Recorder {
 
   /** The video so far (while recording) or the final one. */
   async video(org: string, computerId: string): Promise<string> {
-    const row = this.readable(org, computerId);
-    await this.finishing.get(computerId);
+    const row = await this.settled(org, computerId);
     const active = this.active.get(computerId);
     const path = active
       ? await (await active.video)?.render(Date.now(), active.chapters)
@@ -462,8 +467,9 @@ export class Recorder {
 
   /** A task's bundle (docs/API.md §13): its timeline, model calls and its computer's recording. */
   async writeBundle(org: string, task: Task, events: TaskEvent[], out: Writable): Promise<void> {
+    const computerId = this.deps.store.computerOfTask(task.task_id);
+    if (computerId) await this.finishing.get(computerId);
     const recorded = this.taskRecording(org, task.task_id);
-    if (recorded) await this.finishing.get(recorded.row.computer_id);
     // The bundle plays the video: an ended recording's is made now if it was never asked for.
     if (recorded && recorded.row.status === 'complete') {
       await this.finalVideo(recorded.row).catch((error: unknown) => {
@@ -488,8 +494,7 @@ export class Recorder {
 
   /** Deletes an ended recording's files; its row says it was deleted. */
   async delete(org: string, computerId: string): Promise<void> {
-    const row = this.readable(org, computerId);
-    await this.finishing.get(computerId);
+    const row = await this.settled(org, computerId);
     await this.encoding.get(computerId)?.catch(() => {});
     if (row.status === 'recording') {
       throw invalidRequest(
@@ -502,15 +507,14 @@ export class Recorder {
   }
 
   /** The folder and index row of a task's recording, if its computer was recorded. */
-  taskRecording(org: string, taskId: string): { row: RecordingRow; dir: string } | undefined {
+  private taskRecording(
+    org: string,
+    taskId: string,
+  ): { row: RecordingRow; dir: string } | undefined {
     const computerId = this.deps.store.computerOfTask(taskId);
     const row = computerId && this.deps.store.get(org, computerId);
     if (!row || (row.status !== 'recording' && row.status !== 'complete')) return undefined;
     return { row, dir: this.dirOf(row.computer_id) };
-  }
-
-  async recordingOf(row: RecordingRow): Promise<Recording> {
-    return this.viewOf(row);
   }
 
   private row(org: string, computerId: string): RecordingRow {
@@ -520,6 +524,13 @@ export class Recorder {
       throw notFound(`the recording of ${computerId} was dropped (${row.dropped_reason})`, 'id');
     }
     return row;
+  }
+
+  /** A row with files to read, once a just-ended recording's files are final. */
+  private async settled(org: string, computerId: string): Promise<RecordingRow> {
+    this.readable(org, computerId);
+    await this.finishing.get(computerId);
+    return this.readable(org, computerId);
   }
 
   /** A row with files to read. */
@@ -546,11 +557,8 @@ export class Recorder {
       ended_at: endedAt ? new Date(endedAt).toISOString() : null,
       duration_ms:
         row.status === 'none' ? null : Math.max(0, (endedAt ?? Date.now()) - row.started_at),
-      // Being written or just ended (its size is stored once it is finished): what is on disk.
-      size_bytes:
-        active || this.finishing.has(row.computer_id)
-          ? files.reduce((sum, file) => sum + file.size_bytes, 0)
-          : row.size_bytes,
+      // Being written: what is on disk now.
+      size_bytes: active ? files.reduce((sum, file) => sum + file.size_bytes, 0) : row.size_bytes,
       files,
       task_ids: this.deps.store.tasks(row.computer_id),
     };
