@@ -120,7 +120,7 @@ async function runComputer(
   next: () => number,
   decisions: Map<string, 'approve' | 'deny'>,
 ): Promise<{ steps: Step[]; performed: Set<string>; notRun: Set<string> }> {
-  const id = (await server.request('POST', '/computers', {})).body.id as string;
+  const id = (await server.request('POST', '/computers', { recording: false })).body.id as string;
   const call = (path: string, body: unknown) =>
     server.request('POST', `/computers/${id}/${path}`, body);
   await call('navigate', { url: `${fixtures.url}/checkout.html` });
