@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  BrowserHost,
+  PLAYWRIGHT_DISABLED_FEATURES,
+} from '../../src/main/core/computers/browser/browser-host.js';
+import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
+import { descendants } from '../helpers/processes.js';
+
+/** The arguments of the browser process each Chromium launched here runs (not its helpers). */
+function browserProcessArgs(): string[][] {
+  return descendants(process.pid)
+    .map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      } catch {
+        return [];
+      }
+    })
+    .filter(
+      (args) =>
+        args.includes('--remote-debugging-pipe') && !args.some((arg) => arg.startsWith('--type=')),
+    );
+}
+
+/** What the browser process was told to turn off: the last --disable-features, as Chromium reads. */
+function disabledFeatures(args: string[]): string[] {
+  const last = args.filter((arg) => arg.startsWith('--disable-features=')).at(-1);
+  return last ? last.slice('--disable-features='.length).split(',') : [];
+}
+
+const host = new BrowserHost({ executable_path: null, headless: true, warm_pool: 0 });
+let plain: Browser | undefined;
+afterAll(async () => {
+  await Promise.all([host.close(), plain?.close()]);
+});
+
+describe('the Chromium that browser computers run in', () => {
+  it('still turns off every feature Playwright turns off', async () => {
+    const before = new Set(browserProcessArgs().map((args) => args.join(' ')));
+    plain = await chromium.launch({ executablePath: findChromium(null) });
+    const launched = browserProcessArgs().filter((args) => !before.has(args.join(' ')));
+    expect(launched).toHaveLength(1);
+    const playwrights = disabledFeatures(launched[0]!);
+    expect(playwrights.length).toBeGreaterThan(0);
+    // A feature Playwright added since would be turned back on by Benchtop's own list.
+    expect(PLAYWRIGHT_DISABLED_FEATURES).toEqual(expect.arrayContaining(playwrights));
+
+    const before2 = new Set(browserProcessArgs().map((args) => args.join(' ')));
+    await host.launch();
+    const ours = browserProcessArgs().filter((args) => !before2.has(args.join(' ')));
+    expect(ours).toHaveLength(1);
+    expect(disabledFeatures(ours[0]!)).toEqual(expect.arrayContaining(playwrights));
+  });
+
+  it('opens no page of its own beside a computer’s (the address bar’s hidden popup)', async () => {
+    const browser = await host.launch();
+    const fresh = await host.newContext({ viewport: { width: 1280, height: 720 } });
+    const session = await browser.newBrowserCDPSession();
+    try {
+      // Every target, those of the browser's own UI included.
+      const { targetInfos } = await session.send('Target.getTargets', { filter: [{}] });
+      expect(targetInfos.map((target) => target.url)).not.toContainEqual(
+        expect.stringMatching(/^chrome:/),
+      );
+      expect(targetInfos.filter((target) => target.type === 'page')).toHaveLength(1);
+    } finally {
+      await session.detach();
+      await fresh.context.close();
+    }
+  });
+});
