@@ -54,6 +54,16 @@ describe('the Chromium that browser computers run in', () => {
     expect(disabledFeatures(ours[0]!)).toEqual(expect.arrayContaining(playwrights));
   });
 
+  it('is the headless shell (.ci/setup installs it); a browser someone sees is the full one', async () => {
+    const headless = findChromium(null, {}, { headless: true });
+    expect(headless).toMatch(/chromium-headless-shell$/);
+    expect(findChromium(null, {}, { headless: false })).not.toMatch(/headless-shell/);
+    const browser = await host.launch();
+    expect(browser.version()).toMatch(/^\d+\./);
+    const running = browserProcessArgs().map((args) => args[0]);
+    expect(running).toContain(headless);
+  });
+
   it('opens no page of its own beside a computer’s (the address bar’s hidden popup)', async () => {
     const browser = await host.launch();
     const fresh = await host.newContext({ viewport: { width: 1280, height: 720 } });

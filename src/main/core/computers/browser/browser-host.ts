@@ -295,7 +295,9 @@ export class BrowserHost implements ContextSource {
   }
 
   private async start(): Promise<Browser> {
-    const executablePath = findChromium(this.settings.executable_path);
+    const executablePath = findChromium(this.settings.executable_path, process.env, {
+      headless: this.settings.headless,
+    });
     if (!executablePath || !existsSync(executablePath)) {
       this.browser = undefined;
       throw unavailable(

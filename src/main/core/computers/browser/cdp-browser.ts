@@ -38,7 +38,9 @@ export async function launchCdpBrowser(
   options: ComputerContextOptions & { storageState?: StorageState },
 ): Promise<CdpBrowser> {
   const { initScripts = [], storageState, ...contextOptions } = options;
-  const executablePath = findChromium(host.settings.executable_path);
+  const executablePath = findChromium(host.settings.executable_path, process.env, {
+    headless: host.settings.headless,
+  });
   if (!executablePath || !existsSync(executablePath)) {
     throw unavailable(
       executablePath
