@@ -3,8 +3,8 @@ import { UNPOOLED, CLICK_AT, type Bench } from '../bench.js';
 import { BenchClient } from '../client.js';
 import { progress } from '../report.js';
 import { interleave, timed } from '../sampling.js';
+import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
 import {
-  chromiumPath,
   startPlaywrightServer,
   type PlaywrightServer,
 } from '../../test/helpers/remote-browsers.js';
@@ -50,7 +50,9 @@ const backend = (name: string, server: PlaywrightServer, max: number): BrowserBa
   type: 'playwright',
   url: server.url,
   max_computers: max,
-  executable_path: chromiumPath(),
+  // The Chromium local computers run in (the headless shell where installed): the rows compare
+  // the backends, not two browsers.
+  executable_path: findChromium(null, process.env, { headless: true }),
 });
 
 async function serve(backends: BrowserBackendSettings[]): Promise<TestServer> {
