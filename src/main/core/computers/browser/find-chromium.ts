@@ -43,9 +43,9 @@ function playwrightInstalled(): string | undefined {
 /**
  * Chromium's headless shell (Debian: chromium-headless-shell; its binary, as /usr/bin's script
  * stays beside it as a process of its own), for browsers nobody sees: it has no browser window to
- * draw. Ten contexts on a two-core machine, against the full Chromium of the
- * same version run headless: newContext+newPage 160 against 330–420 ms, half the CPU, 336 against
- * 528 MB, a screenshot 83 against 105–117 ms.
+ * draw. Ten contexts on a two-core machine, against the full Chromium of the same version run
+ * headless: newContext+newPage 160 against 330–420 ms, half the CPU, 336 against 528 MB, a
+ * screenshot 83 against 105–117 ms.
  */
 const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
 
