@@ -384,11 +384,14 @@ export class Recorder {
   }
 
   async list(org: string, limit: number): Promise<Recording[]> {
-    const ending = this.deps.store
-      .list(org, limit)
-      .map((row) => this.finishing.get(row.computer_id));
-    await Promise.all(ending.filter((promise) => promise !== undefined));
-    return Promise.all(this.deps.store.list(org, limit).map((row) => this.viewOf(row)));
+    let rows = this.deps.store.list(org, limit);
+    const ending = rows.flatMap((row) => this.finishing.get(row.computer_id) ?? []);
+    // Just-ended ones are listed as they are once finished (complete, with their size).
+    if (ending.length > 0) {
+      await Promise.all(ending);
+      rows = this.deps.store.list(org, limit);
+    }
+    return Promise.all(rows.map((row) => this.viewOf(row)));
   }
 
   /** The path of a recorded file, or a 404 that says why there is none. */
@@ -469,7 +472,7 @@ export class Recorder {
   async writeBundle(org: string, task: Task, events: TaskEvent[], out: Writable): Promise<void> {
     const computerId = this.deps.store.computerOfTask(task.task_id);
     if (computerId) await this.finishing.get(computerId);
-    const recorded = this.taskRecording(org, task.task_id);
+    const recorded = this.taskRecording(org, computerId);
     // The bundle plays the video: an ended recording's is made now if it was never asked for.
     if (recorded && recorded.row.status === 'complete') {
       await this.finalVideo(recorded.row).catch((error: unknown) => {
@@ -506,12 +509,11 @@ export class Recorder {
     this.deps.store.drop(computerId, 'deleted by a request');
   }
 
-  /** The folder and index row of a task's recording, if its computer was recorded. */
+  /** The folder and index row of a task's recording (its computer's), if it was recorded. */
   private taskRecording(
     org: string,
-    taskId: string,
+    computerId: string | undefined,
   ): { row: RecordingRow; dir: string } | undefined {
-    const computerId = this.deps.store.computerOfTask(taskId);
     const row = computerId && this.deps.store.get(org, computerId);
     if (!row || (row.status !== 'recording' && row.status !== 'complete')) return undefined;
     return { row, dir: this.dirOf(row.computer_id) };
