@@ -24,6 +24,15 @@ function browserProcessArgs(): string[][] {
     );
 }
 
+/** The arguments of the one browser process `launch` starts. */
+async function launchedBy(launch: () => Promise<unknown>): Promise<string[]> {
+  const before = new Set(browserProcessArgs().map((args) => args.join(' ')));
+  await launch();
+  const launched = browserProcessArgs().filter((args) => !before.has(args.join(' ')));
+  expect(launched).toHaveLength(1);
+  return launched[0]!;
+}
+
 /** What the browser process was told to turn off: the last --disable-features, as Chromium reads. */
 function disabledFeatures(args: string[]): string[] {
   const last = args.filter((arg) => arg.startsWith('--disable-features=')).at(-1);
@@ -38,20 +47,17 @@ afterAll(async () => {
 
 describe('the Chromium that browser computers run in', () => {
   it('still turns off every feature Playwright turns off', async () => {
-    const before = new Set(browserProcessArgs().map((args) => args.join(' ')));
-    plain = await chromium.launch({ executablePath: findChromium(null) });
-    const launched = browserProcessArgs().filter((args) => !before.has(args.join(' ')));
-    expect(launched).toHaveLength(1);
-    const playwrights = disabledFeatures(launched[0]!);
+    const playwrights = disabledFeatures(
+      await launchedBy(async () => {
+        plain = await chromium.launch({ executablePath: findChromium(null) });
+      }),
+    );
     expect(playwrights.length).toBeGreaterThan(0);
     // A feature Playwright added since would be turned back on by Benchtop's own list.
     expect(PLAYWRIGHT_DISABLED_FEATURES).toEqual(expect.arrayContaining(playwrights));
 
-    const before2 = new Set(browserProcessArgs().map((args) => args.join(' ')));
-    await host.launch();
-    const ours = browserProcessArgs().filter((args) => !before2.has(args.join(' ')));
-    expect(ours).toHaveLength(1);
-    expect(disabledFeatures(ours[0]!)).toEqual(expect.arrayContaining(playwrights));
+    const ours = await launchedBy(() => host.launch());
+    expect(disabledFeatures(ours)).toEqual(expect.arrayContaining(playwrights));
   });
 
   it('is the headless shell (.ci/setup installs it); a browser someone sees is the full one', async () => {
