@@ -25,7 +25,9 @@ export type WorkerRequest =
   | { op: 'size' }
   | { op: 'cursor' }
   /** Where the display's cookie is now: nut-js connects anew for each call. */
-  | { op: 'xauthority'; path: string };
+  | { op: 'xauthority'; path: string }
+  /** Answers true once the display's window manager has started, false after `waitMs`. */
+  | { op: 'window-manager'; waitMs: number };
 
 /**
  * What each request answers. Images arrive as Uint8Array (structured clone turns the worker's
@@ -46,6 +48,7 @@ export type WorkerResults = {
   size: { width: number; height: number };
   cursor: Point;
   xauthority: null;
+  'window-manager': boolean;
 };
 
 export type WorkerResult<R extends WorkerRequest> = WorkerResults[R['op']];

@@ -99,6 +99,8 @@ async function perform(request: WorkerRequest): Promise<unknown> {
       // libX11 reads the variable at each connection.
       process.env.XAUTHORITY = request.path;
       return null;
+    case 'window-manager':
+      return (await (await connectWindowManager())?.started(request.waitMs)) ?? false;
   }
 }
 
@@ -247,7 +249,8 @@ const INPUT_OPS = new Set<WorkerRequest['op']>([
 ]);
 
 /**
- * Connected at the first input: a desktop nobody drives never needs it. Without it (no X display:
+ * Connected when a virtual desktop starts (to see its window manager start), otherwise at the
+ * first input (host mode). Without it (no X display:
  * host mode on macOS or Windows; or the display refuses a second connection) input is answered as
  * before, only without the wait below.
  */

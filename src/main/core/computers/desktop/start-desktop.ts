@@ -114,6 +114,13 @@ export async function startDesktopParts(options: DesktopPartsStart): Promise<Des
       await waitForWindow(display.env, ['--class', 'xterm']);
     }
     const worker = await workerStart;
+    // Ready also means the window manager has started. Until then a click focuses nothing, and
+    // openbox, once started, leaves the focus on none of the windows it found: typing that
+    // follows a first click is lost (seen on a loaded machine, where openbox starts slowly).
+    if (!(await worker.request({ op: 'window-manager', waitMs: WINDOW_TIMEOUT_MS })))
+      throw unavailable(
+        `the desktop did not become ready within ${WINDOW_TIMEOUT_MS / 1000} s (its window manager did not start)`,
+      );
     return { display, worker, sandbox, terminal };
   } catch (error) {
     workerStart.then(

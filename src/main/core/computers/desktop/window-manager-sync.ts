@@ -18,14 +18,22 @@
  * has processed their input (a round trip on the connection that sent it), so the press reaches
  * the window manager before this message does.
  */
-import { connectX11 } from './x11-connection.js';
+import { connectX11, type X11Event } from './x11-connection.js';
 
 /** How long one round trip may take before the input is answered anyway. */
 const ROUND_TRIP_TIMEOUT_MS = 2000;
+/** How often `started` asks again while the window manager is not yet listening. */
+const PROBE_INTERVAL_MS = 50;
 
 export type WindowManagerSync = {
   /** Resolves once the window manager has handled every event it was sent before the call. */
   roundTrip(): Promise<void>;
+  /**
+   * Resolves true once the window manager answers at all, false if it has not within `timeoutMs`.
+   * Openbox answers only from its event loop, which it enters after taking the windows already on
+   * the display and leaving the focus on none of them: a click sent before then may focus nothing.
+   */
+  started(timeoutMs: number): Promise<boolean>;
 };
 
 /**
@@ -63,6 +71,35 @@ export async function connectWindowManagerSync(display: string): Promise<WindowM
   let answered = false;
   let giveUp = false;
   return {
+    async started(timeoutMs) {
+      // A window of its own: a request sent before the window manager listens is lost, never
+      // answered, and would otherwise be counted against the round trips' answers.
+      const probe = client.AllocID();
+      client.CreateWindow(probe, root, 0, 0, 1, 1, 0, 0, 2, 0, {
+        eventMask: eventMask.PropertyChange,
+      });
+      const ok = await new Promise<boolean>((resolve) => {
+        const ask = () => client.SendClientMessage(root, probe, request, 32, [0, 0, 0, 0, 0]);
+        const asking = setInterval(ask, PROBE_INTERVAL_MS);
+        const finish = (result: boolean) => {
+          clearInterval(asking);
+          clearTimeout(timer);
+          client.removeListener('event', onEvent);
+          resolve(result);
+        };
+        const timer = setTimeout(() => finish(false), timeoutMs);
+        const onEvent = (event: X11Event) => {
+          if (event.name === 'PropertyNotify' && event.wid === probe && event.atom === extents)
+            finish(true);
+        };
+        client.on('event', onEvent);
+        ask();
+      });
+      client.DestroyWindow(probe);
+      if (ok) answered = true;
+      else giveUp = true;
+      return ok;
+    },
     async roundTrip() {
       if (giveUp) return;
       const timedOut = await new Promise<boolean>((resolve) => {

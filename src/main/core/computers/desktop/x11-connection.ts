@@ -14,6 +14,7 @@ export type X11Client = {
     cb: (error: Error | null, atom: number) => void,
   ): void;
   CreateWindow(...args: unknown[]): void;
+  DestroyWindow(window: number): void;
   SendClientMessage(
     destination: number,
     window: number,
@@ -26,6 +27,7 @@ export type X11Client = {
   require<E>(name: string, cb: (error: Error | null, extension: E) => void): void;
   on(event: 'event', listener: (event: X11Event) => void): void;
   on(event: 'error', listener: (error: unknown) => void): void;
+  removeListener(event: 'event', listener: (event: X11Event) => void): void;
 };
 
 export type X11Connection = {

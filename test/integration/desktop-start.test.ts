@@ -1,0 +1,69 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  closeDesktopParts,
+  startDesktopParts,
+} from '../../src/main/core/computers/desktop/start-desktop.js';
+import { runProgram } from '../../src/main/core/runtime/process-supervisor.js';
+import { sourceAppPaths } from '../helpers/app-paths.js';
+import { eventually } from '../helpers/test-server.js';
+
+let dir: string;
+const path = process.env.PATH;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'benchtop-desktop-start-'));
+  // An openbox that takes a second and a half to start, as on a loaded machine: the terminal's
+  // window is up well before the window manager.
+  await mkdir(join(dir, 'bin'));
+  await writeFile(
+    join(dir, 'bin', 'openbox'),
+    '#!/bin/sh\nsleep 1.5\nexec /usr/bin/openbox "$@"\n',
+  );
+  await chmod(join(dir, 'bin', 'openbox'), 0o755);
+  process.env.PATH = `${join(dir, 'bin')}:${path}`;
+});
+afterAll(async () => {
+  process.env.PATH = path;
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a desktop starting', () => {
+  it('is ready once its window manager has started: the first click focuses the terminal, and typing reaches it', async () => {
+    const workspace = join(dir, 'workspace');
+    const privateDir = join(dir, 'private');
+    await mkdir(workspace);
+    await mkdir(privateDir);
+    const parts = await startDesktopParts({
+      width: 800,
+      height: 600,
+      workspace,
+      privateDir,
+      sandboxed: false,
+      network: true,
+      terminal: true,
+      workerEntry: sourceAppPaths().workerEntry,
+    });
+    try {
+      await parts.worker.request({ op: 'click', at: { x: 200, y: 150 }, button: 'left', count: 1 });
+      const typed = await runProgram(
+        'xdotool',
+        ['type', '--delay', '0', 'echo typed > typed.txt\n'],
+        {
+          env: { ...process.env, ...parts.display.env },
+          timeoutMs: 10_000,
+        },
+      );
+      expect(typed.code).toBe(0);
+      await eventually(
+        async () =>
+          (await readFile(join(workspace, 'typed.txt'), 'utf8').catch(() => '')) === 'typed\n',
+        20_000,
+      );
+    } finally {
+      await closeDesktopParts(parts);
+    }
+  });
+});
