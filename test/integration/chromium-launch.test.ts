@@ -24,13 +24,20 @@ function browserProcessArgs(): string[][] {
     );
 }
 
-/** The arguments of the one browser process `launch` starts. */
+/**
+ * The arguments of the one browser process `launch` starts. Counted by command line: a child the
+ * browser has forked and not yet turned into a helper (its zygote) still shows the browser's.
+ */
 async function launchedBy(launch: () => Promise<unknown>): Promise<string[]> {
   const before = new Set(browserProcessArgs().map((args) => args.join(' ')));
   await launch();
-  const launched = browserProcessArgs().filter((args) => !before.has(args.join(' ')));
-  expect(launched).toHaveLength(1);
-  return launched[0]!;
+  const launched = new Map(
+    browserProcessArgs()
+      .filter((args) => !before.has(args.join(' ')))
+      .map((args) => [args.join(' '), args]),
+  );
+  expect(launched.size).toBe(1);
+  return [...launched.values()][0]!;
 }
 
 /** What the browser process was told to turn off: the last --disable-features, as Chromium reads. */
