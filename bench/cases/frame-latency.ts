@@ -1,3 +1,5 @@
+import { on, type EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { SseReader } from '../../test/helpers/sse.js';
@@ -64,24 +66,19 @@ export async function benchFrameLatency({ server, client, browser, report }: Ben
     });
 
     const cdp = await raw.context.newCDPSession(raw.page);
-    const frames: Buffer[] = [];
-    let arrived: (() => void) | undefined;
-    cdp.on('Page.screencastFrame', ({ data, sessionId }) => {
+    // Acknowledged as they come, as the server does; read in order, each within 5 s.
+    cdp.on('Page.screencastFrame', ({ sessionId }) => {
       void cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
-      frames.push(Buffer.from(data, 'base64'));
-      arrived?.();
     });
+    const frames = on(cdp as unknown as EventEmitter, 'Page.screencastFrame');
     await cdp.send('Page.startScreencast', { format: 'jpeg', quality: QUALITY, everyNthFrame: 1 });
     const rawTimes = await latencies(raw.page, async () => {
-      const deadline = Date.now() + 5000;
-      while (frames.length === 0 && Date.now() < deadline) {
-        await new Promise<void>((resolve) => {
-          arrived = resolve;
-          setTimeout(resolve, 100);
-        });
-      }
-      return frames.shift();
+      const next = await Promise.race([frames.next(), sleep(5000, undefined, { ref: false })]);
+      if (!next) return undefined;
+      const [{ data }] = (next as IteratorResult<[{ data: string }]>).value;
+      return Buffer.from(data, 'base64');
     });
+    await frames.return?.();
     await cdp.send('Page.stopScreencast');
 
     report.timing(
