@@ -250,9 +250,8 @@ const INPUT_OPS = new Set<WorkerRequest['op']>([
 
 /**
  * Connected when a virtual desktop starts (to see its window manager start), otherwise at the
- * first input (host mode). Without it (no X display:
- * host mode on macOS or Windows; or the display refuses a second connection) input is answered as
- * before, only without the wait below.
+ * first input (host mode). Without it (no X display: host mode on macOS or Windows; or the
+ * display refuses a second connection) input is answered as before, only without the wait below.
  */
 let windowManager: Promise<WindowManagerSync | undefined> | undefined;
 const connectWindowManager = () => {
