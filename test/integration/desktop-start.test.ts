@@ -66,4 +66,46 @@ describe('a desktop starting', () => {
       await closeDesktopParts(parts);
     }
   });
+
+  it('whose worker dies while the rest still starts: the start fails naming the worker, and Benchtop lives on', async () => {
+    // A worker that cannot start (nut-js missing, or killed with the process group by a Ctrl-C)
+    // exits while the terminal, slow to start here, is still starting.
+    await mkdir(join(dir, 'slow-xterm'));
+    const xterm = join(dir, 'slow-xterm', 'xterm');
+    await writeFile(xterm, '#!/bin/sh\nsleep 2\nexec /usr/bin/xterm "$@"\n');
+    await chmod(xterm, 0o755);
+    const withSlowOpenbox = process.env.PATH;
+    process.env.PATH = `${join(dir, 'slow-xterm')}:${withSlowOpenbox}`;
+    const entry = join(dir, 'dead-worker.mjs');
+    await writeFile(
+      entry,
+      "process.stderr.write('no native support here\\n');\nprocess.exit(3);\n",
+    );
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const workspace = join(dir, 'workspace-dead');
+      const privateDir = join(dir, 'private-dead');
+      await mkdir(workspace);
+      await mkdir(privateDir);
+      const started = startDesktopParts({
+        width: 800,
+        height: 600,
+        workspace,
+        privateDir,
+        sandboxed: false,
+        network: true,
+        terminal: true,
+        workerEntry: { path: entry },
+      });
+      await expect(started).rejects.toThrow(
+        /the desktop worker could not start .*exit 3 no native support here/,
+      );
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      process.env.PATH = withSlowOpenbox;
+    }
+  });
 });

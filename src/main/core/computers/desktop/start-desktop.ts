@@ -84,6 +84,9 @@ export async function closeDesktopParts(parts: DesktopParts): Promise<void> {
 export async function startDesktopParts(options: DesktopPartsStart): Promise<DesktopParts> {
   const display = await startXDisplay(options.width, options.height, options.privateDir);
   const workerStart = WorkerClient.start(display.env, options.workerEntry);
+  // Awaited below, after the rest has started: a worker that fails meanwhile (killed with its
+  // process group by a Ctrl-C) must not be an unhandled rejection, which would end Benchtop.
+  workerStart.catch(() => {});
   let sandbox: ComputerSandbox | undefined;
   try {
     if (options.sandboxed) {
