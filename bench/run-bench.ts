@@ -174,17 +174,36 @@ async function shutdown(): Promise<void> {
   if (left.length > 0) throw new Error(`Chromium processes still running: ${left.join(', ')}`);
 }
 
+// Stopped from outside (Ctrl-C, a job killed): end the server first, or a spare desktop's Xvfb
+// (a process group of its own) would outlive the bench. The signal comes more than once (to the
+// process group, then relayed by npm and tsx): a repeat must not kill the process mid-shutdown.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`bench: ${signal}, ending the server`);
+    void shutdown()
+      .catch((error: unknown) => console.error('cleanup failed:', error))
+      .finally(() => process.exit(1));
+  });
+}
+
 let exitCode = 0;
 try {
   await main();
 } catch (error) {
-  console.error('bench failed:', error);
+  // Once stopped, the cases fail as the server goes away: the signal was the reason.
+  if (!stopping) console.error('bench failed:', error);
   exitCode = 1;
 }
-try {
-  await shutdown();
-} catch (error) {
-  console.error('cleanup failed:', error);
-  exitCode = 1;
+// Once stopped, the signal's handler ends the server and the process.
+if (!stopping) {
+  try {
+    await shutdown();
+  } catch (error) {
+    console.error('cleanup failed:', error);
+    exitCode = 1;
+  }
+  process.exit(exitCode);
 }
-process.exit(exitCode);
