@@ -6,7 +6,17 @@ import {
   PLAYWRIGHT_DISABLED_FEATURES,
 } from '../../src/main/core/computers/browser/browser-host.js';
 import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
-import { descendants } from '../helpers/processes.js';
+import { commandOf, descendants, isAlive } from '../helpers/processes.js';
+import { eventually } from '../helpers/test-server.js';
+
+/** The browser processes of the Chromiums launched here (not their helpers). */
+function browserProcesses(): number[] {
+  return descendants(process.pid).filter((pid) => isBrowser(commandOf(pid).split(' ')));
+}
+
+function isBrowser(args: string[]): boolean {
+  return args.includes('--remote-debugging-pipe') && !args.some((arg) => arg.startsWith('--type='));
+}
 
 /** The arguments of the browser process each Chromium launched here runs (not its helpers). */
 function browserProcessArgs(): string[][] {
@@ -18,10 +28,7 @@ function browserProcessArgs(): string[][] {
         return [];
       }
     })
-    .filter(
-      (args) =>
-        args.includes('--remote-debugging-pipe') && !args.some((arg) => arg.startsWith('--type=')),
-    );
+    .filter(isBrowser);
 }
 
 /**
@@ -91,6 +98,61 @@ describe('the Chromium that browser computers run in', () => {
     } finally {
       await session.detach();
       await fresh.context.close();
+    }
+  });
+});
+
+describe('closing the Chromium host', () => {
+  it('ends Chromium even while a refill of its warm pool waits on a renderer that never answers', async () => {
+    // The refill's page is made, then its renderer stops answering (stopped here) before the
+    // page's network session opens: the refill waits on Chromium for good.
+    const stopped: number[] = [];
+    /** This host's browser process, once its renderers are to stop. */
+    let chromium: number | undefined;
+    const resume = () => {
+      for (const pid of stopped.splice(0)) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // Gone with its browser.
+        }
+      }
+    };
+    const pooled = new BrowserHost(
+      { executable_path: null, headless: true, warm_pool: 1 },
+      {
+        prepareNetwork: () => {
+          if (chromium !== undefined) {
+            for (const pid of descendants(chromium)) {
+              if (!commandOf(pid).includes('--type=renderer')) continue;
+              process.kill(pid, 'SIGSTOP');
+              stopped.push(pid);
+            }
+          }
+          return true;
+        },
+      },
+    );
+    try {
+      const others = new Set(browserProcesses());
+      pooled.prewarm();
+      await pooled.whenWarm();
+      const launched = browserProcesses().filter((pid) => !others.has(pid));
+      expect(launched).toHaveLength(1);
+      const browser = launched[0]!;
+      chromium = browser;
+      // Takes the pooled context; the refill behind it hangs.
+      await pooled.acquire({ viewport: { width: 1280, height: 720 } });
+      await eventually(() => stopped.length > 0);
+
+      const closed = pooled.close();
+      await eventually(() => !isAlive(browser), 10_000);
+      // Its stopped renderers still hold its output pipes, whose end Playwright waits for.
+      resume();
+      await closed;
+    } finally {
+      resume();
+      await pooled.close();
     }
   });
 });

@@ -386,11 +386,14 @@ export class BrowserHost implements ContextSource {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.filling;
+    // The browser goes first, with a refill maybe under way: a call of the refill that Chromium
+    // never answers (a renderer that hangs) would otherwise hold the shutdown forever,
+    // with Chromium running. Closing it ends such calls; the refill then ends too.
     const browser = this.browser;
     this.browser = undefined;
     this.ready = [];
     if (browser) await (await browser.catch(() => undefined))?.close();
+    await this.filling;
     if (this.traces?.temporary) rmSync(this.traces.dir, { recursive: true, force: true });
   }
 }
