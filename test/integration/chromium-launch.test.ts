@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   BrowserHost,
   PLAYWRIGHT_DISABLED_FEATURES,
+  type BrowserHostOptions,
 } from '../../src/main/core/computers/browser/browser-host.js';
 import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
@@ -102,14 +103,48 @@ describe('the Chromium that browser computers run in', () => {
   });
 });
 
-describe('closing the Chromium host', () => {
-  it('ends Chromium even while a refill of its warm pool waits on a renderer that never answers', async () => {
-    // The refill's page is made, then its renderer stops answering (stopped here) before the
-    // page's network session opens: the refill waits on Chromium for good.
-    const stopped: number[] = [];
-    /** This host's browser process, once its renderers are to stop. */
-    let chromium: number | undefined;
-    const resume = () => {
+const POOL_SHAPE = { viewport: { width: 1280, height: 720 } };
+
+/**
+ * A host with a warm pool of one whose refill hangs once asked to: the refill's page is made,
+ * then its renderer stops answering (stopped here) before the page's network session opens.
+ */
+async function hangingPool(refillLimitMs?: number) {
+  const stopped: number[] = [];
+  /** This host's browser process, while the next refill is to hang. */
+  let hangIn: number | undefined;
+  // Read at each refill: the short limit applies from the hang on, not to Chromium's launch.
+  const options: BrowserHostOptions = {
+    prepareNetwork: () => {
+      for (const pid of hangIn === undefined ? [] : descendants(hangIn)) {
+        if (!commandOf(pid).includes('--type=renderer')) continue;
+        process.kill(pid, 'SIGSTOP');
+        stopped.push(pid);
+      }
+      hangIn = undefined;
+      return true;
+    },
+  };
+  const host = new BrowserHost({ executable_path: null, headless: true, warm_pool: 1 }, options);
+  const others = new Set(browserProcesses());
+  host.prewarm();
+  await host.whenWarm();
+  const launched = browserProcesses().filter((pid) => !others.has(pid));
+  expect(launched).toHaveLength(1);
+  const browser = launched[0]!;
+  return {
+    host,
+    browser,
+    /** Takes the pooled context; the refill behind it hangs. */
+    async hangRefill() {
+      hangIn = browser;
+      options.poolStepTimeoutMs = refillLimitMs;
+      await host.acquire(POOL_SHAPE);
+      await eventually(() => stopped.length > 0);
+    },
+    /** Chromium answers again (the refill limit is back to its default). */
+    resume() {
+      options.poolStepTimeoutMs = undefined;
       for (const pid of stopped.splice(0)) {
         try {
           process.kill(pid, 'SIGCONT');
@@ -117,42 +152,41 @@ describe('closing the Chromium host', () => {
           // Gone with its browser.
         }
       }
-    };
-    const pooled = new BrowserHost(
-      { executable_path: null, headless: true, warm_pool: 1 },
-      {
-        prepareNetwork: () => {
-          if (chromium !== undefined) {
-            for (const pid of descendants(chromium)) {
-              if (!commandOf(pid).includes('--type=renderer')) continue;
-              process.kill(pid, 'SIGSTOP');
-              stopped.push(pid);
-            }
-          }
-          return true;
-        },
-      },
-    );
-    try {
-      const others = new Set(browserProcesses());
-      pooled.prewarm();
-      await pooled.whenWarm();
-      const launched = browserProcesses().filter((pid) => !others.has(pid));
-      expect(launched).toHaveLength(1);
-      const browser = launched[0]!;
-      chromium = browser;
-      // Takes the pooled context; the refill behind it hangs.
-      await pooled.acquire({ viewport: { width: 1280, height: 720 } });
-      await eventually(() => stopped.length > 0);
+    },
+  };
+}
 
-      const closed = pooled.close();
+describe('a warm-pool refill that Chromium never answers', () => {
+  it('is given up, and the pool fills again once Chromium answers', async () => {
+    const pool = await hangingPool(1000);
+    try {
+      await pool.hangRefill();
+      await pool.host.whenWarm();
+      pool.resume();
+      const fresh = await pool.host.acquire(POOL_SHAPE);
+      expect(await fresh.page.evaluate(() => 1 + 1)).toBe(2);
+      await pool.host.whenWarm();
+      const pooled = await pool.host.acquire(POOL_SHAPE);
+      expect(await pooled.page.evaluate(() => 2 + 2)).toBe(4);
+    } finally {
+      pool.resume();
+      await pool.host.close();
+    }
+  });
+
+  it('does not keep closing the host from ending Chromium', async () => {
+    const pool = await hangingPool();
+    const { host, browser } = pool;
+    try {
+      await pool.hangRefill();
+      const closed = host.close();
       await eventually(() => !isAlive(browser), 10_000);
       // Its stopped renderers still hold its output pipes, whose end Playwright waits for.
-      resume();
+      pool.resume();
       await closed;
     } finally {
-      resume();
-      await pooled.close();
+      pool.resume();
+      await host.close();
     }
   });
 });

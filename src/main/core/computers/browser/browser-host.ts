@@ -9,6 +9,7 @@ import {
   statSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 import {
   chromium,
@@ -91,7 +92,15 @@ export type BrowserHostOptions = {
    * from 5 to 60 ms.
    */
   prepareNetwork?: () => boolean;
+  /** How long one pooled context may take to make (tests shorten it). */
+  poolStepTimeoutMs?: number;
 };
+
+/**
+ * A pooled context not made in this time is given up on: Chromium did not answer (a hung
+ * renderer), and a refill waiting for good would keep the pool from ever filling again.
+ */
+const POOL_STEP_TIMEOUT_MS = 30_000;
 
 /** What decides whether Chromium can use its own sandbox. */
 export type SandboxFacts = {
@@ -356,11 +365,16 @@ export class BrowserHost implements ContextSource {
     if (this.filling || this.closed) return;
     this.filling = (async () => {
       while (!this.closed && this.ready.length < this.settings.warm_pool) {
-        const fresh = await this.newContext({ viewport: POOL_VIEWPORT, deviceScaleFactor: 1 });
-        if (this.options.prepareNetwork?.()) {
-          fresh.network = await openNetworkSession(fresh.context, fresh.page).catch(
-            () => undefined,
+        const making = this.pooledContext();
+        const limit = this.options.poolStepTimeoutMs ?? POOL_STEP_TIMEOUT_MS;
+        const fresh = await Promise.race([making, sleep(limit, undefined, { ref: false })]);
+        if (!fresh) {
+          // This refill ends; the next acquire starts another. A late context is closed.
+          void making.then(
+            (late) => late.context.close().catch(() => {}),
+            () => {},
           );
+          break;
         }
         // A context made as Chromium died (its pool already emptied on the disconnect) would
         // give the next computer a closed page: the next acquire fills the pool again.
@@ -377,6 +391,14 @@ export class BrowserHost implements ContextSource {
       .finally(() => {
         this.filling = undefined;
       });
+  }
+
+  private async pooledContext(): Promise<FreshContext> {
+    const fresh = await this.newContext({ viewport: POOL_VIEWPORT, deviceScaleFactor: 1 });
+    if (this.options.prepareNetwork?.()) {
+      fresh.network = await openNetworkSession(fresh.context, fresh.page).catch(() => undefined);
+    }
+    return fresh;
   }
 
   /** Resolves when the pool holds what it should (for benchmarks and tests that measure warm paths). */
