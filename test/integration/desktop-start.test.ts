@@ -6,6 +6,7 @@ import {
   closeDesktopParts,
   startDesktopParts,
 } from '../../src/main/core/computers/desktop/start-desktop.js';
+import type { WorkerEntry } from '../../src/main/core/computers/desktop/worker-client.js';
 import { runProgram } from '../../src/main/core/runtime/process-supervisor.js';
 import { sourceAppPaths } from '../helpers/app-paths.js';
 import { eventually } from '../helpers/test-server.js';
@@ -30,22 +31,27 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** An 800×600 desktop with a terminal in `workspace`, unsandboxed, run by that worker. */
+async function startDesktop(workspace: string, workerEntry: WorkerEntry) {
+  const privateDir = `${workspace}-private`;
+  await mkdir(workspace);
+  await mkdir(privateDir);
+  return startDesktopParts({
+    width: 800,
+    height: 600,
+    workspace,
+    privateDir,
+    sandboxed: false,
+    network: true,
+    terminal: true,
+    workerEntry,
+  });
+}
+
 describe('a desktop starting', () => {
   it('is ready once its window manager has started: the first click focuses the terminal, and typing reaches it', async () => {
     const workspace = join(dir, 'workspace');
-    const privateDir = join(dir, 'private');
-    await mkdir(workspace);
-    await mkdir(privateDir);
-    const parts = await startDesktopParts({
-      width: 800,
-      height: 600,
-      workspace,
-      privateDir,
-      sandboxed: false,
-      network: true,
-      terminal: true,
-      workerEntry: sourceAppPaths().workerEntry,
-    });
+    const parts = await startDesktop(workspace, sourceAppPaths().workerEntry);
     try {
       await parts.worker.request({ op: 'click', at: { x: 200, y: 150 }, button: 'left', count: 1 });
       const typed = await runProgram(
@@ -85,20 +91,7 @@ describe('a desktop starting', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const workspace = join(dir, 'workspace-dead');
-      const privateDir = join(dir, 'private-dead');
-      await mkdir(workspace);
-      await mkdir(privateDir);
-      const started = startDesktopParts({
-        width: 800,
-        height: 600,
-        workspace,
-        privateDir,
-        sandboxed: false,
-        network: true,
-        terminal: true,
-        workerEntry: { path: entry },
-      });
+      const started = startDesktop(join(dir, 'workspace-dead'), { path: entry });
       await expect(started).rejects.toThrow(
         /the desktop worker could not start .*exit 3 no native support here/,
       );
