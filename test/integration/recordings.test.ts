@@ -150,6 +150,27 @@ describe('a browser computer is recorded from creation to its end', () => {
     expect(await colorChanges(painted)).toEqual(['white', 'red', 'blue']);
   });
 
+  it('the video shows every screen an agent looked at, though its steps never leave the screen free of actions', async () => {
+    // Each step: an action, a screenshot, then an action that takes 250 ms (shorter than one the
+    // capture looks at while it runs). The screen is never free of actions for 100 ms, so only
+    // the screenshots capture what each step did (250 ms apart: within the recorder's 5 frames a
+    // second).
+    const { id: agent } = (await server.request('POST', '/computers', {})).body;
+    await act(agent, { type: 'navigate', url: `${fixtures.url}/colors.html` });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    for (const action of [
+      { type: 'click', x: 300, y: 300 },
+      { type: 'keypress', keys: ['b'] },
+      { type: 'click', x: 300, y: 300 },
+    ]) {
+      expect((await act(agent, action)).body.status).toBe('success');
+      expect((await act(agent, { type: 'screenshot' })).body.status).toBe('success');
+      await act(agent, { type: 'keypress', keys: ['s'] });
+    }
+    await server.request('DELETE', `/computers/${agent}`);
+    expect(await colorChanges(agent)).toEqual(['white', 'red', 'blue', 'red']);
+  });
+
   it('the video shows what a still page did by itself, to its DOM and to a canvas', async () => {
     // A page still for a while stops being captured until it changes: what it does then, with
     // no action, is in the video all the same (what its DOM does at once, a canvas later).

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Activity, keepOutOfActions } from '../../src/main/core/computers/activity.js';
 
-/** An action the test ends when it wants. */
-function start(activity: Activity): () => Promise<void> {
+/** An action (or a screenshot) the test ends when it wants. */
+function start(activity: Activity, work: 'action' | 'screenshot' = 'action'): () => Promise<void> {
   let end!: () => void;
-  const done = activity.around(() => new Promise<void>((resolve) => (end = resolve)));
+  const done = activity.around(() => new Promise<void>((resolve) => (end = resolve)), work);
   return async () => {
     end();
     await done;
@@ -15,7 +15,7 @@ describe('Activity', () => {
   it('is busy from the first action that starts to the last that ends, even when one fails', async () => {
     const activity = new Activity();
     const seen: boolean[] = [];
-    const unsubscribe = activity.subscribe((busy) => seen.push(busy));
+    const unsubscribe = activity.subscribe((event) => seen.push(event.type === 'busy'));
     const one = start(activity);
     const two = start(activity);
     expect(activity.busy).toBe(true);
@@ -92,5 +92,88 @@ describe('keepOutOfActions', () => {
     await start(activity)();
     vi.advanceTimersByTime(1000);
     expect(runs).toEqual([]);
+  });
+});
+
+describe('keepOutOfActions, taking screenshots as frames', () => {
+  let activity: Activity;
+  let runs: boolean[];
+  let shown: string[];
+  let stop: () => void;
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    activity = new Activity();
+    runs = [];
+    shown = [];
+    stop = keepOutOfActions(
+      activity,
+      (run) => runs.push(run),
+      (png) => shown.push(png.toString()),
+    );
+  });
+  afterEach(() => {
+    stop();
+    vi.useRealTimers();
+  });
+
+  /** One step of an agent: an action, then a screenshot of the outcome. */
+  async function step(name: string): Promise<void> {
+    const act = start(activity);
+    vi.advanceTimersByTime(50);
+    await act();
+    vi.advanceTimersByTime(20);
+    const look = start(activity, 'screenshot');
+    vi.advanceTimersByTime(50);
+    activity.shown(Buffer.from(name));
+    await look();
+    vi.advanceTimersByTime(20);
+  }
+
+  it('hands each screenshot over, and a stream of steps that each look needs no other capture', async () => {
+    for (let i = 0; i < 20; i++) await step(`step ${i}`);
+    // 20 × 140 ms of steps: every outcome was in a screenshot, none was captured otherwise.
+    expect(shown).toHaveLength(20);
+    expect(shown.at(-1)).toBe('step 19');
+    expect(runs.filter(Boolean)).toHaveLength(0);
+    vi.advanceTimersByTime(100);
+    expect(runs.at(-1)).toBe(true);
+  });
+
+  it('does not capture a screenshot while it runs, however long it takes', async () => {
+    const look = start(activity, 'screenshot');
+    vi.advanceTimersByTime(2000);
+    expect(runs).toEqual([false]);
+    activity.shown(Buffer.from('late'));
+    await look();
+    vi.advanceTimersByTime(100);
+    expect(runs).toEqual([false, true]);
+    expect(shown).toEqual(['late']);
+  });
+
+  it('still captures actions with no screenshot between them at least once a second', async () => {
+    for (let i = 0; i < 10; i++) {
+      const act = start(activity);
+      vi.advanceTimersByTime(60);
+      await act();
+      vi.advanceTimersByTime(50);
+    }
+    expect(runs.filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('keepOutOfActions, with nobody taking screenshots', () => {
+  it('treats a screenshot as an action: a long one is captured while it runs', async () => {
+    vi.useFakeTimers();
+    const activity = new Activity();
+    const runs: boolean[] = [];
+    const stop = keepOutOfActions(activity, (run) => runs.push(run));
+    const look = start(activity, 'screenshot');
+    vi.advanceTimersByTime(300);
+    expect(runs).toEqual([false, true]);
+    activity.shown(Buffer.from('nobody takes it'));
+    await look();
+    stop();
+    vi.useRealTimers();
   });
 });

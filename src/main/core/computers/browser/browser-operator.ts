@@ -360,8 +360,10 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     return this.activity.around(async () => {
       const { id, page } = this.tabs.page(tabId);
       const png = await this.capture(page);
+      // What a recorder's capture shows: it need not capture this screen again.
+      if (id === this.tabs.mainId) this.activity.shown(png);
       return { png, ...pngSize(png), tabId: id };
-    });
+    }, 'screenshot');
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { keepOutOfActions, type Activity } from '../activity.js';
 import { jpegSize, type CaptureOptions, type FrameSink } from '../operator.js';
 
@@ -62,7 +63,10 @@ type Target = { page: Page; tabId: string };
  * performs an action and starts again once it has been free of actions for QUIET_MS: a start
  * sends the screen as it is, so each action's outcome is captured once, after it, instead of
  * Chromium encoding a frame for every key typed (that doubled what typing cost). A long action,
- * or a stream of actions with no pause, is captured all the same (see keepOutOfActions).
+ * or a stream of actions with no pause, is captured all the same (see keepOutOfActions). A
+ * screenshot of the main tab is itself such a capture: it becomes a frame (encoded here, which
+ * costs less than a screencast start), so an agent that looks before each action needs no start
+ * between its steps.
  *
  * Between actions it also stops on a page that has been still for STILL_MS: a running
  * screencast keeps the page's compositor producing frames for it even when nothing changes
@@ -197,13 +201,31 @@ export async function startBrowserCapture(
     }
   };
 
+  /** A screenshot of the main tab, taken between actions: a frame, encoded as the capture's. */
+  const shown = (png: Buffer) => {
+    const tabId = current?.target.tabId;
+    if (stopped || tabId === undefined) return;
+    const at = Date.now();
+    void jpegOf(png, options).then(
+      (jpeg) => {
+        if (stopped) return;
+        lastFrameAt = at;
+        onFrame({ jpeg, ...jpegSize(jpeg), tabId });
+      },
+      () => {},
+    );
+  };
   const unsubscribe = watchStill
-    ? keepOutOfActions(activity, (run) => {
-        if (run === running || stopped) return;
-        running = run;
-        if (run) awake();
-        else sync();
-      })
+    ? keepOutOfActions(
+        activity,
+        (run) => {
+          if (run === running || stopped) return;
+          running = run;
+          if (run) awake();
+          else sync();
+        },
+        shown,
+      )
     : () => {};
 
   await follow();
@@ -230,6 +252,13 @@ export async function startBrowserCapture(
     clearInterval(stillness);
     await stopCurrent();
   };
+}
+
+/** A screenshot as the screencast would send it: JPEG at the capture's quality and width. */
+async function jpegOf(png: Buffer, options: CaptureOptions): Promise<Buffer> {
+  const image = sharp(png).flatten();
+  if (options.maxWidth) image.resize({ width: options.maxWidth, withoutEnlargement: true });
+  return image.jpeg({ quality: options.quality }).toBuffer();
 }
 
 /**
