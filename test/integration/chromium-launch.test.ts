@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   BrowserHost,
   PLAYWRIGHT_DISABLED_FEATURES,
@@ -132,7 +132,13 @@ async function hangingPool(refillLimitMs?: number) {
   const launched = browserProcesses().filter((pid) => !others.has(pid));
   expect(launched).toHaveLength(1);
   const browser = launched[0]!;
-  return {
+  // Also after a test that timed out, whose own code never reaches its end: no renderer is left
+  // stopped, and no Chromium left running.
+  onTestFinished(async () => {
+    pool.resume();
+    await host.close();
+  });
+  const pool = {
     host,
     browser,
     /** Takes the pooled context; the refill behind it hangs. */
@@ -154,39 +160,30 @@ async function hangingPool(refillLimitMs?: number) {
       }
     },
   };
+  return pool;
 }
 
 describe('a warm-pool refill that Chromium never answers', () => {
   it('is given up, and the pool fills again once Chromium answers', async () => {
     const pool = await hangingPool(1000);
-    try {
-      await pool.hangRefill();
-      await pool.host.whenWarm();
-      pool.resume();
-      const fresh = await pool.host.acquire(POOL_SHAPE);
-      expect(await fresh.page.evaluate(() => 1 + 1)).toBe(2);
-      await pool.host.whenWarm();
-      const pooled = await pool.host.acquire(POOL_SHAPE);
-      expect(await pooled.page.evaluate(() => 2 + 2)).toBe(4);
-    } finally {
-      pool.resume();
-      await pool.host.close();
-    }
+    await pool.hangRefill();
+    await pool.host.whenWarm();
+    pool.resume();
+    const fresh = await pool.host.acquire(POOL_SHAPE);
+    expect(await fresh.page.evaluate(() => 1 + 1)).toBe(2);
+    await pool.host.whenWarm();
+    const pooled = await pool.host.acquire(POOL_SHAPE);
+    expect(await pooled.page.evaluate(() => 2 + 2)).toBe(4);
   });
 
   it('does not keep closing the host from ending Chromium', async () => {
     const pool = await hangingPool();
     const { host, browser } = pool;
-    try {
-      await pool.hangRefill();
-      const closed = host.close();
-      await eventually(() => !isAlive(browser), 10_000);
-      // Its stopped renderers still hold its output pipes, whose end Playwright waits for.
-      pool.resume();
-      await closed;
-    } finally {
-      pool.resume();
-      await host.close();
-    }
+    await pool.hangRefill();
+    const closed = host.close();
+    await eventually(() => !isAlive(browser), 10_000);
+    // Its stopped renderers still hold its output pipes, whose end Playwright waits for.
+    pool.resume();
+    await closed;
   });
 });
