@@ -125,20 +125,31 @@ async function hangingPool(refillLimitMs?: number) {
       return true;
     },
   };
+  /** Chromium answers again (the refill limit is back to its default). */
+  const resume = () => {
+    options.poolStepTimeoutMs = undefined;
+    for (const pid of stopped.splice(0)) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Gone with its browser.
+      }
+    }
+  };
   const host = new BrowserHost({ executable_path: null, headless: true, warm_pool: 1 }, options);
+  // Also after a test that failed or timed out, whose own code never reaches its end: no renderer
+  // is left stopped, and no Chromium left running.
+  onTestFinished(async () => {
+    resume();
+    await host.close();
+  });
   const others = new Set(browserProcesses());
   host.prewarm();
   await host.whenWarm();
   const launched = browserProcesses().filter((pid) => !others.has(pid));
   expect(launched).toHaveLength(1);
   const browser = launched[0]!;
-  // Also after a test that timed out, whose own code never reaches its end: no renderer is left
-  // stopped, and no Chromium left running.
-  onTestFinished(async () => {
-    pool.resume();
-    await host.close();
-  });
-  const pool = {
+  return {
     host,
     browser,
     /** Takes the pooled context; the refill behind it hangs. */
@@ -148,19 +159,8 @@ async function hangingPool(refillLimitMs?: number) {
       await host.acquire(POOL_SHAPE);
       await eventually(() => stopped.length > 0);
     },
-    /** Chromium answers again (the refill limit is back to its default). */
-    resume() {
-      options.poolStepTimeoutMs = undefined;
-      for (const pid of stopped.splice(0)) {
-        try {
-          process.kill(pid, 'SIGCONT');
-        } catch {
-          // Gone with its browser.
-        }
-      }
-    },
+    resume,
   };
-  return pool;
 }
 
 describe('a warm-pool refill that Chromium never answers', () => {
