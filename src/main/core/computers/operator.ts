@@ -1,6 +1,7 @@
 import type { PageContext } from '../../../shared/actions.js';
 import type { ApprovalTarget } from '../../../shared/approvals.js';
 import type { ComputerKind } from '../../../shared/computers.js';
+import sharp from 'sharp';
 import type { Action, ActionName, ActionOutcome, ActionRequest } from './action.js';
 
 export type Screenshot = { png: Buffer; width: number; height: number; tabId?: string };
@@ -95,6 +96,16 @@ export function hasTerminal(operator: Operator): operator is TerminalOperator {
 /** Width and height from a PNG's IHDR chunk. */
 export function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+/** A PNG screenshot as a frame of a capture: JPEG at its quality, no wider than its maxWidth. */
+export function jpegOfPng(
+  png: Buffer,
+  options: Pick<CaptureOptions, 'quality' | 'maxWidth'>,
+): Promise<Buffer> {
+  const image = sharp(png).flatten();
+  if (options.maxWidth) image.resize({ width: options.maxWidth, withoutEnlargement: true });
+  return image.jpeg({ quality: options.quality }).toBuffer();
 }
 
 /** Width and height from a JPEG's start-of-frame marker (baseline or progressive). */

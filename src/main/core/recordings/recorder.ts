@@ -16,7 +16,7 @@ import { invalidRequest, notFound } from '../errors.js';
 import type { ScreencastHub, Watched } from '../screencast/screencast-hub.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../store/private-files.js';
 import type { Writable } from 'node:stream';
-import sharp from 'sharp';
+import { jpegOfPng } from '../computers/operator.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { recoverTrace } from '../computers/browser/browser-trace.js';
@@ -236,10 +236,7 @@ export class Recorder {
     if (!video || (video.frames > 0 && active.framedAt >= active.actedAt)) return;
     const shot = await within(session.operator.screenshot(), LAST_LOOK_MS);
     if (!shot) return;
-    const jpeg = await sharp(shot.png)
-      .flatten()
-      .jpeg({ quality: RECORDER_VIEW.quality })
-      .toBuffer();
+    const jpeg = await jpegOfPng(shot.png, RECORDER_VIEW);
     video.add(jpeg, shot.width, shot.height);
   }
 

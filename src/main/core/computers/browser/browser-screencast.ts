@@ -1,7 +1,6 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import sharp from 'sharp';
 import { keepOutOfActions, type Activity } from '../activity.js';
-import { jpegSize, type CaptureOptions, type FrameSink } from '../operator.js';
+import { jpegOfPng, jpegSize, type CaptureOptions, type FrameSink } from '../operator.js';
 
 /** How often the capture checks whether another tab became the main one. */
 const FOLLOW_MAIN_MS = 250;
@@ -206,7 +205,7 @@ export async function startBrowserCapture(
     const tabId = current?.target.tabId;
     if (stopped || tabId === undefined) return;
     const at = Date.now();
-    void jpegOf(png, options).then(
+    void jpegOfPng(png, options).then(
       (jpeg) => {
         if (stopped) return;
         lastFrameAt = at;
@@ -252,13 +251,6 @@ export async function startBrowserCapture(
     clearInterval(stillness);
     await stopCurrent();
   };
-}
-
-/** A screenshot as the screencast would send it: JPEG at the capture's quality and width. */
-async function jpegOf(png: Buffer, options: CaptureOptions): Promise<Buffer> {
-  const image = sharp(png).flatten();
-  if (options.maxWidth) image.resize({ width: options.maxWidth, withoutEnlargement: true });
-  return image.jpeg({ quality: options.quality }).toBuffer();
 }
 
 /**
