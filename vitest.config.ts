@@ -9,17 +9,30 @@ export default defineConfig({
     fileParallelism: true,
     projects: [
       {
+        // Unit tests share their worker's modules: each file's own would cost more to load
+        // (playwright-core, express, zod…) than its tests take to run. They use fakes, start
+        // no server and leave nothing running.
         extends: true,
         test: {
-          name: 'unit and integration',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**'],
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
       {
-        // The UI's tests run last and alone: they measure the live view's frame rate, which
-        // another file's Chromium on the same two cores would halve.
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**', 'test/e2e/**'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // The UI's tests run last, two files at a time as ever but beside no other file: they
+        // measure the live view's frame rate, which a third Chromium on the same two cores
+        // would lower.
         extends: true,
         test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], sequence: { groupOrder: 1 } },
       },

@@ -67,26 +67,33 @@ const FIELDS = [
   'max_steps',
 ];
 
-function value(random: () => number, depth = 0): unknown {
+/** The strings an item of a huge array may be. */
+const SHORT_STRINGS = STRINGS.filter((text) => text.length < 1000);
+
+/** `short`: no 70 KB string anywhere in it. */
+function value(random: () => number, depth = 0, short = false): unknown {
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
   switch (Math.floor(random() * (depth > 3 ? 4 : 7))) {
     case 0:
-      return pick(STRINGS);
+      return pick(short ? SHORT_STRINGS : STRINGS);
     case 1:
       return pick(NUMBERS);
     case 2:
       return pick([true, false, null]);
     case 3:
       return pick(['click', 'type', 'navigate', 'keypress', 'browser', 'desktop', 'message']);
-    case 4:
-      // One huge array per body at most: 10,001 items at the top, small ones below.
-      return Array.from({ length: pick(depth === 0 ? [0, 1, 3, 10_001] : [0, 1, 3]) }, () =>
-        value(random, depth + 1),
-      );
+    case 4: {
+      // One huge array per body at most: 10,001 items at the top, small ones below. The items
+      // of a huge one are short: with a 70 KB string in one item of a hundred, the body would
+      // pass the 10 MiB limit (20 MB, sent and discarded in half a second), and the array would
+      // never reach a route's own checks.
+      const length = pick(depth === 0 ? [0, 1, 3, 10_001] : [0, 1, 3]);
+      return Array.from({ length }, () => value(random, depth + 1, short || length > 3));
+    }
     default: {
       const object: Record<string, unknown> = {};
       const count = Math.floor(random() * 5);
-      for (let i = 0; i < count; i++) object[pick(FIELDS)] = value(random, depth + 1);
+      for (let i = 0; i < count; i++) object[pick(FIELDS)] = value(random, depth + 1, short);
       return object;
     }
   }
