@@ -76,8 +76,10 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  // SIGHUP: the terminal it runs in was closed.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => stop(signal));
+  }
 }
 
 function keys(args: string[], org: string | undefined): void {

@@ -145,7 +145,10 @@ function main(): void {
       },
     },
   );
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
+  // SIGHUP: the terminal it was started from was closed.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => app.quit());
+  }
   // The server keeps serving the SDKs with every window closed; the tray or a relaunch reopens one.
   app.on('window-all-closed', () => undefined);
   Promise.all([starting, app.whenReady()]).then(

@@ -60,7 +60,7 @@ function exitAfter(close: () => Promise<void>): void {
   );
 }
 
-/** Calls `stop` once, when stdin ends (the client went) or on SIGINT/SIGTERM. */
+/** Calls `stop` once, when stdin ends (the client went) or on SIGINT/SIGTERM/SIGHUP. */
 function onEnd(stop: () => void): void {
   let stopped = false;
   const once = (why: string) => {
@@ -71,8 +71,9 @@ function onEnd(stop: () => void): void {
   };
   process.stdin.on('end', () => once('stdin closed'));
   process.stdin.on('close', () => once('stdin closed'));
-  process.on('SIGINT', () => once('SIGINT'));
-  process.on('SIGTERM', () => once('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => once(signal));
+  }
 }
 
 /**

@@ -135,6 +135,25 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     expect(await exited(again.child)).toBe(0);
   });
 
+  it('closes in order when its terminal is closed (SIGHUP): no X server or Chromium left', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-hup-'));
+    const key = 'sk_ci_key_0123456789abcdef';
+    const { child, url } = await serve(dataDir, { BENCHTOP_API_KEY: key });
+    const created = await fetch(`${url}/computers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'desktop' }),
+    });
+    expect(created.status).toBe(200);
+    // The X server leads a process group of its own: no hang-up reaches it from the terminal.
+    const started = descendants(child.pid!).filter((pid) => /Xvfb|chrom/i.test(commandOf(pid)));
+    expect(started.some((pid) => commandOf(pid).includes('Xvfb'))).toBe(true);
+
+    child.kill('SIGHUP');
+    expect(await exited(child)).toBe(0);
+    await eventually(() => Promise.resolve(started.every((pid) => !isAlive(pid))));
+  });
+
   it('accepts BENCHTOP_API_KEY and BENCHTOP_PORT', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
     const key = 'sk_ci_key_0123456789abcdef';

@@ -43,6 +43,12 @@ describe('the process supervisor', () => {
     ['an uncaught exception', "throw new Error('boom');"],
     ['an unhandled rejection', "await Promise.reject(new Error('boom'));"],
     ['process.exit', 'process.exit(3);'],
+    // Signals nothing in the process handles: the process still ends by them, children first.
+    [
+      'a SIGHUP (its terminal closed)',
+      "process.kill(process.pid, 'SIGHUP'); setInterval(() => {}, 1000);",
+    ],
+    ['a SIGTERM', "process.kill(process.pid, 'SIGTERM'); setInterval(() => {}, 1000);"],
   ] as const) {
     it(`kills every child's whole group when Benchtop ends by ${ending}`, async () => {
       const marker = `1000.${randomInt(100_000, 1_000_000)}`;

@@ -39,9 +39,9 @@ async function startHeadless(args: string[], reason: string | undefined): Promis
 async function startElectron(binary: string, args: string[], env: NodeJS.ProcessEnv) {
   // In this process's group: a terminal's Ctrl+C reaches it directly too.
   const electron = await launch(binary, args, { cwd: appDir, env, stdio: 'inherit', group: false });
-  // Passed on (a terminal's Ctrl+C reaches Electron twice, which it takes as one quit); the app
-  // closes every computer and its exit ends this process.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // Passed on (a terminal's Ctrl+C or hang-up reaches Electron twice, which it takes as one
+  // quit); the app closes every computer and its exit ends this process.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => electron.kill(signal));
   }
   const { code, signal } = await electron.exited;

@@ -1,6 +1,7 @@
 import { fork, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { onExit } from 'signal-exit';
 import { startTimeOf } from './process-table.js';
 
 /**
@@ -10,7 +11,8 @@ import { startTimeOf } from './process-table.js';
  * - A child is by default the leader of a process group of its own, and is ended as a whole
  *   group: whatever it started goes with it.
  * - Every child still running when Benchtop's process exits, for whatever reason (an uncaught
- *   exception or unhandled rejection ends it through 'exit' too), is SIGKILLed on the way out.
+ *   exception or unhandled rejection ends it through 'exit' too, and so does a signal nothing
+ *   else in the process handles: a closed terminal's SIGHUP), is SIGKILLed on the way out.
  * - While a run's record folder is kept (see orphan-sweep.ts), each child is recorded there by
  *   pid and start time until it is gone, so that a later start can end what a run that was itself
  *   SIGKILLed left behind. Nothing is added to a child's environment: commands see exactly theirs.
@@ -231,8 +233,11 @@ function forget(pid: number): void {
 function installSafetyNet(): void {
   if (safetyNet) return;
   safetyNet = true;
-  // Synchronous, as 'exit' listeners must be: nothing Benchtop started outlives it.
-  process.on('exit', () => {
+  // Synchronous, as exit handlers must be: nothing Benchtop started outlives it. signal-exit
+  // also calls it for a signal that would end the process because nothing else listens for it
+  // (then lets the signal end the process); a host that handles the signal (the command line,
+  // the app) closes in order and exits, which calls it too.
+  onExit(() => {
     for (const [pid, entry] of live) {
       if (entry.group) killGroup(pid);
       else killProcess(pid);
