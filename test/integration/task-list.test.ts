@@ -27,9 +27,6 @@ async function start(model: string, computerId?: string): Promise<string> {
   return started.task_id;
 }
 
-const statusOf = async (id: string) =>
-  (await server.api.call('tasks.get', { params: { id } })).status;
-
 const list = async (query: Record<string, string | number> = {}) =>
   (await server.api.call('tasks.list', { query })).map((task) => task.task_id);
 
@@ -54,8 +51,16 @@ beforeAll(async () => {
     },
   });
   computer = (await server.api.call('computers.create')).id;
+  // A timeout says where the task was (its status, steps and last events).
   const done = async (id: string, status: string) =>
-    eventually(async () => (await statusOf(id)) === status, 20_000);
+    eventually(async () => {
+      const task = await server.api.call('tasks.get', { params: { id } });
+      if (task.status === status) return true;
+      const events = server.core.tasks.events('local', id).map((event) => event.type);
+      throw new Error(
+        `task ${id} is ${task.status} at step ${task.steps} (${task.error ?? 'no error'}); its events: ${events.join(', ')}`,
+      );
+    }, 20_000);
   await done(await start('answer', computer), 'completed');
   await done(await start('dead', computer), 'failed');
   await done(await start('answer'), 'completed');
