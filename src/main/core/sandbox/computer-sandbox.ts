@@ -35,6 +35,14 @@ export type SandboxOptions = {
 const INSIDE_ID = process.getuid?.() || 1000;
 
 let support: Promise<SandboxSupport> | undefined;
+/** Whether this nsenter sets the working directory in the namespace (--wdns, util-linux 2.38). */
+let setsDir: Promise<boolean> | undefined;
+
+/**
+ * Starts a program in `dir` with its arguments, for an nsenter without --wdns: `sh -c` with this
+ * script, then `sh`, `dir`, the program and its arguments.
+ */
+export const CD_THEN_EXEC = 'cd -- "$1" && shift && exec "$@"';
 
 /**
  * Whether bubblewrap sandboxes can be made here: bwrap and nsenter are installed and a trial
@@ -115,6 +123,7 @@ export class ComputerSandbox {
     /** When the init started (with its pid, it names that process for good); Linux only. */
     private readonly innerStart: string | undefined,
     private options: SandboxOptions,
+    private readonly nsenterSetsDir: boolean,
   ) {
     void bwrap.exited.then(() => {
       if (!this.closing) for (const listener of this.exitListeners) listener();
@@ -124,6 +133,10 @@ export class ComputerSandbox {
   static async start(options: SandboxOptions): Promise<ComputerSandbox> {
     const supported = await sandboxSupport();
     if (!supported.available) throw unavailable(supported.reason);
+    setsDir ??= run('nsenter', ['--help']).then(
+      (help) => help.includes('--wdns'),
+      () => false,
+    );
     const tmp = join(options.privateDir, 'tmp');
     await mkdir(tmp, { recursive: true, mode: 0o700 });
     const args = [
@@ -156,7 +169,7 @@ export class ComputerSandbox {
       throw unavailable(`the computer's sandbox could not start: ${error.message}`);
     });
     const innerPid = await readChildPid(bwrap);
-    return new ComputerSandbox(bwrap, innerPid, startTimeOf(innerPid), options);
+    return new ComputerSandbox(bwrap, innerPid, startTimeOf(innerPid), options, await setsDir);
   }
 
   /**
@@ -176,8 +189,18 @@ export class ComputerSandbox {
     return this.bwrap.running && !this.closing;
   }
 
-  /** Runs `file args` inside the sandbox, in /workspace, as the sandbox's user. */
-  wrap(file: string, args: string[]): Invocation {
+  /**
+   * Runs `file args` inside the sandbox as the sandbox's user, in `dir` (as the sandbox sees it;
+   * default /workspace). nsenter sets the directory itself where it can, which spares a shell
+   * (about 2 ms of a command's 10 here).
+   */
+  wrap(file: string, args: string[], dir?: string): Invocation {
+    const [where, program] =
+      dir === undefined
+        ? [['--wd'], [file, ...args]]
+        : this.nsenterSetsDir
+          ? [[`--wdns=${dir}`], [file, ...args]]
+          : [['--wd'], ['/bin/sh', '-c', CD_THEN_EXEC, 'sh', dir, file, ...args]];
     return {
       file: 'nsenter',
       args: [
@@ -192,14 +215,13 @@ export class ComputerSandbox {
         // namespace, which an ordinary user may not enter.
         ...(this.options.network === false ? ['--net'] : []),
         '--root',
-        '--wd',
+        ...where,
         '--setuid',
         String(INSIDE_ID),
         '--setgid',
         String(INSIDE_ID),
         '--',
-        file,
-        ...args,
+        ...program,
       ],
     };
   }

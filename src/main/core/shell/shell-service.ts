@@ -141,14 +141,8 @@ export class ShellService {
     const own = { ...session.spec.env, ...body.env };
     return {
       program: inSandbox
-        ? inSandbox.sandbox.wrap('/bin/sh', [
-            '-c',
-            // The sandbox's own paths: the command starts in its cwd as the sandbox sees it.
-            'cd -- "$1" && exec /bin/sh -c "$2"',
-            'sh',
-            inSandbox.inside,
-            body.command,
-          ])
+        ? // The sandbox's own paths: the command starts in its cwd as the sandbox sees it.
+          inSandbox.sandbox.wrap('/bin/sh', ['-c', body.command], inSandbox.inside)
         : { file: '/bin/sh', args: ['-c', body.command] },
       cwd,
       env: inSandbox ? sandboxEnv(own) : { ...this.deps.hostEnv(), ...own },
