@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, defaultDataDir, resolveSettings } from './core/config.js';
 import { LIFT_FILE, readBlocks, writeAtomically } from './core/guards/ip-block-files.js';
 import { KeyStore } from './core/store/key-store.js';
+import { STOP_SIGNALS } from './core/runtime/process-supervisor.js';
 import { preparePrivateDataDir } from './core/store/private-files.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 
@@ -76,10 +77,7 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
       },
     );
   };
-  // SIGHUP: the terminal it runs in was closed.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => stop(signal));
-  }
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
 }
 
 function keys(args: string[], org: string | undefined): void {

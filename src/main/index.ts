@@ -16,6 +16,7 @@ import {
 } from 'electron';
 import Store from 'electron-store';
 import { defaultDataDir } from './core/config.js';
+import { STOP_SIGNALS } from './core/runtime/process-supervisor.js';
 import { builtAppPaths, startBenchtop, type Benchtop } from './start-benchtop.js';
 import { notifyAttention, type ShowNotification } from './window/attention-notifications.js';
 import { navigationGuard } from './window/navigation-guard.js';
@@ -145,10 +146,7 @@ function main(): void {
       },
     },
   );
-  // SIGHUP: the terminal it was started from was closed.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => app.quit());
-  }
+  for (const signal of STOP_SIGNALS) process.on(signal, () => app.quit());
   // The server keeps serving the SDKs with every window closed; the tray or a relaunch reopens one.
   app.on('window-all-closed', () => undefined);
   Promise.all([starting, app.whenReady()]).then(

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError, defaultDataDir, resolveSettings } from './core/config.js';
+import { STOP_SIGNALS } from './core/runtime/process-supervisor.js';
 import { markAlive, OWN_MARK } from './core/runtime/process-table.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 import { createMcpServer } from './mcp/mcp-server.js';
@@ -60,7 +61,7 @@ function exitAfter(close: () => Promise<void>): void {
   );
 }
 
-/** Calls `stop` once, when stdin ends (the client went) or on SIGINT/SIGTERM/SIGHUP. */
+/** Calls `stop` once, when stdin ends (the client went) or on a stop signal. */
 function onEnd(stop: () => void): void {
   let stopped = false;
   const once = (why: string) => {
@@ -71,9 +72,7 @@ function onEnd(stop: () => void): void {
   };
   process.stdin.on('end', () => once('stdin closed'));
   process.stdin.on('close', () => once('stdin closed'));
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.on(signal, () => once(signal));
-  }
+  for (const signal of STOP_SIGNALS) process.on(signal, () => once(signal));
 }
 
 /**

@@ -51,7 +51,7 @@ beforeAll(async () => {
     },
   });
   computer = (await server.api.call('computers.create')).id;
-  // A timeout says where the task was (its status, steps and last events).
+  // A timeout says where the task was (its status, step, error and events).
   const done = async (id: string, status: string) =>
     eventually(async () => {
       const task = await server.api.call('tasks.get', { params: { id } });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { launch } from '../core/runtime/process-supervisor.js';
+import { launch, STOP_SIGNALS } from '../core/runtime/process-supervisor.js';
 import { electronViteCli, findElectron, needsBuild } from './app-files.js';
 import { planStart } from './start-plan.js';
 
@@ -41,7 +41,7 @@ async function startElectron(binary: string, args: string[], env: NodeJS.Process
   const electron = await launch(binary, args, { cwd: appDir, env, stdio: 'inherit', group: false });
   // Passed on (a terminal's Ctrl+C or hang-up reaches Electron twice, which it takes as one
   // quit); the app closes every computer and its exit ends this process.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  for (const signal of STOP_SIGNALS) {
     process.on(signal, () => electron.kill(signal));
   }
   const { code, signal } = await electron.exited;

@@ -18,6 +18,12 @@ import { startTimeOf } from './process-table.js';
  *   SIGKILLed left behind. Nothing is added to a child's environment: commands see exactly theirs.
  */
 
+/**
+ * The signals on which a host of Benchtop (the command line, the MCP bridge, the app and its
+ * launcher) closes every computer in order and exits. SIGHUP: the terminal it runs in was closed.
+ */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 export type LaunchOptions = {
   /** The child's whole environment (default: Benchtop's own). */
   env?: Record<string, string | undefined>;
