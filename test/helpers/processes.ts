@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { HELPER_TITLE } from '../../src/main/core/runtime/spawn-relay.js';
 
 /** Pids of every live descendant of a process, read from /proc (Linux). */
 export function descendants(root: number): number[] {
@@ -22,6 +23,14 @@ export function descendants(root: number): number[] {
     }
   }
   return found;
+}
+
+/**
+ * Not the spawn relay's helper: it serves the whole test process (every server in it), starts
+ * with its first program and ends with the process, so a server's close leaves it running.
+ */
+export function notSpawnRelay(pid: number): boolean {
+  return !commandOf(pid).startsWith(HELPER_TITLE);
 }
 
 export function isAlive(pid: number): boolean {

@@ -9,7 +9,7 @@ import {
   typeInTerminal,
   waitForFile,
 } from '../helpers/desktop.js';
-import { commandOf, descendants, isAlive } from '../helpers/processes.js';
+import { commandOf, descendants, isAlive, notSpawnRelay } from '../helpers/processes.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -93,7 +93,7 @@ describe('a warm desktop', () => {
     expect(others).toEqual([]);
     expect((await processesOnDisplay(spare!)).length).toBeGreaterThanOrEqual(3);
     // Everything the server started, the sandbox's own init (in a session of its own) included.
-    const started = descendants(process.pid);
+    const started = descendants(process.pid).filter(notSpawnRelay);
     expect(started.filter((pid) => commandOf(pid).startsWith('bwrap')).length).toBeGreaterThan(0);
     closed = true;
     const closing = await processClock();

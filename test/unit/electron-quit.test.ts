@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { startBenchtop } from '../../src/main/start-benchtop.js';
 import { sourceAppPaths } from '../helpers/app-paths.js';
 import { closeOnQuit } from '../../src/main/window/quit-handling.js';
-import { descendants, isAlive } from '../helpers/processes.js';
+import { descendants, isAlive, notSpawnRelay } from '../helpers/processes.js';
 
 /** Electron's app as far as quitting goes: quit() emits a preventable before-quit. */
 class FakeApp extends EventEmitter {
@@ -129,7 +129,7 @@ describe('quitting the app', () => {
         body: JSON.stringify({ kind: 'browser' }),
       });
       expect(created.status).toBe(200);
-      const chromium = descendants(process.pid);
+      const chromium = descendants(process.pid).filter(notSpawnRelay);
       expect(chromium.length).toBeGreaterThan(0);
 
       const app = new FakeApp();

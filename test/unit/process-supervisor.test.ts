@@ -12,7 +12,14 @@ import {
   runProgram,
 } from '../../src/main/core/runtime/process-supervisor.js';
 import { killAll } from '../helpers/benchtop-process.js';
-import { isAlive, processesLeftWith } from '../helpers/processes.js';
+import { eventually } from '../helpers/test-server.js';
+import {
+  descendants,
+  notSpawnRelay,
+  isAlive,
+  processesLeftWith,
+  processesWith,
+} from '../helpers/processes.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'benchtop-supervisor-'));
 const left: number[] = [];
@@ -26,13 +33,18 @@ const supervisor = pathToFileURL(
 ).href;
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
 
-/** Runs `body` in a Node process of its own that has the supervisor imported as `launch`. */
-function runNode(name: string, body: string): Promise<{ code: number | null; stdout: string }> {
+/** Starts `body` in a Node process of its own that has the supervisor imported as `launch`. */
+function startNode(name: string, body: string) {
   const script = join(temp, `${name}.mjs`);
   writeFileSync(script, `import { launch } from '${supervisor}';\n${body}\n`);
-  const child = spawn(process.execPath, ['--import', tsx, script], {
+  return spawn(process.execPath, ['--import', tsx, script], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
+}
+
+/** Runs `body` as startNode does, to its end. */
+function runNode(name: string, body: string): Promise<{ code: number | null; stdout: string }> {
+  const child = startNode(name, body);
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));
@@ -69,6 +81,47 @@ describe('the process supervisor', () => {
       expect(found).toEqual([]);
     });
   }
+
+  // No exit handler runs on a SIGKILL: the spawn relay's helper sees its channel close and kills
+  // what it started (before it, the orphan sweep of the next start was the only remedy).
+  it('kills every child a SIGKILLed Benchtop started with pipes or nothing', async () => {
+    const marker = `1000.${randomInt(100_000, 1_000_000)}`;
+    const node = startNode(
+      `sigkill-${randomInt(1_000_000)}`,
+      [
+        `await launch('sleep', ['${marker}'], { stdio: 'ignore' });`,
+        `await launch('/bin/sh', ['-c', 'sleep ${marker} & exec sleep ${marker}'], { stdio: ['ignore', 'pipe', 'pipe'], group: false });`,
+        "console.log('started');",
+        'setInterval(() => {}, 1000);',
+      ].join('\n'),
+    );
+    await new Promise((resolve) => node.stdout.once('data', resolve));
+    // The first, and the shell's two once it has started one and become the other.
+    await eventually(() => processesWith(`sleep ${marker}`).length === 3);
+    const helpers = descendants(node.pid!).filter((pid) => !notSpawnRelay(pid));
+    expect(helpers).toHaveLength(1);
+    node.kill('SIGKILL');
+    const found = await processesLeftWith(`sleep ${marker}`);
+    left.push(...found);
+    expect(found).toEqual([]);
+    await eventually(() => !isAlive(helpers[0]!));
+  });
+
+  it('starts programs itself where its runtime cannot run the spawn relay', async () => {
+    // A runtime whose binary does not run scripts (an Electron built without run-as-node).
+    const ran = await runNode(
+      `no-relay-${randomInt(1_000_000)}`,
+      [
+        "process.execPath = '/bin/false';",
+        `const { runProgram } = await import('${supervisor}');`,
+        "const first = await runProgram('/bin/sh', ['-c', 'echo $PPID']);",
+        "const second = await runProgram('/bin/sh', ['-c', 'echo $PPID']);",
+        'console.log(JSON.stringify([first.stdout.trim(), second.stdout.trim(), String(process.pid)]));',
+      ].join('\n'),
+    );
+    const [first, second, pid] = JSON.parse(ran.stdout) as string[];
+    expect([first, second]).toEqual([pid, pid]);
+  });
 
   it('records each child by pid and start time while it may run', async () => {
     const folder = mkdtempSync(join(temp, 'records-'));

@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onExit } from 'signal-exit';
 import { startTimeOf } from './process-table.js';
+import { relayedStdio, spawnRelay, type RelayedChild } from './spawn-relay.js';
 
 /**
  * Every child process of Benchtop starts here: X servers, window managers, terminals, desktop
@@ -42,10 +43,13 @@ export type LaunchOptions = {
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
-export type Launched = {
+/** A started program as its owner sees it (a Node module has its IPC channel: a ChildProcess). */
+export type Child = ChildProcess | RelayedChild;
+
+export type Launched<C extends Child = Child> = {
   readonly pid: number;
   /** For its pipes and IPC channel; end it with kill(), which reaches its whole group. */
-  readonly child: ChildProcess;
+  readonly child: C;
   /** Settles when the child itself has exited (members of its group may still run). */
   readonly exited: Promise<Exit>;
   /** Started and not exited yet. */
@@ -63,8 +67,19 @@ let safetyNet = false;
 /** Folders every child is recorded in while it may run (one per data dir this process runs on). */
 const recordFolders = new Set<string>();
 
-/** Resolves once the child runs; rejects with spawn's error (ENOENT…) when it cannot start. */
+/**
+ * Resolves once the child runs; rejects with spawn's error (ENOENT…) when it cannot start.
+ * A program whose standard streams are pipes or nothing is started by the spawn relay, which
+ * spares the server's event loop the fork (see spawn-relay.ts); one given other descriptors (a
+ * terminal, a fourth pipe) or a Node module is started here.
+ */
 export function launch(
+  file: string,
+  args: string[],
+  options: LaunchOptions & { node: NonNullable<LaunchOptions['node']> },
+): Promise<Launched<ChildProcess>>;
+export function launch(file: string, args: string[], options?: LaunchOptions): Promise<Launched>;
+export async function launch(
   file: string,
   args: string[],
   options: LaunchOptions = {},
@@ -72,27 +87,32 @@ export function launch(
   installSafetyNet();
   pruneEmptyGroups();
   const group = options.group ?? true;
-  const env = options.env ?? process.env;
+  const spawnOptions = { cwd: options.cwd, env: options.env ?? process.env, detached: group };
+  const relayed = options.node ? undefined : relayedStdio(options.stdio);
+  const relay = relayed && (await spawnRelay(watchHelper));
   return new Promise((resolve, reject) => {
-    let child: ChildProcess;
+    let child: Child;
     try {
-      child = options.node
-        ? fork(file, args, {
-            cwd: options.cwd,
-            env,
-            detached: group,
-            stdio: options.stdio,
-            execArgv: options.node.execArgv ?? [],
-            serialization: options.node.serialization,
-          })
-        : spawn(file, args, { cwd: options.cwd, env, detached: group, stdio: options.stdio });
+      if (options.node) {
+        const { execArgv = [], serialization } = options.node;
+        child = fork(file, args, {
+          ...spawnOptions,
+          stdio: options.stdio,
+          execArgv,
+          serialization,
+        });
+      } else if (relay && relayed) {
+        child = relay.spawn(file, args, { ...spawnOptions, stdio: relayed });
+      } else {
+        child = spawn(file, args, { ...spawnOptions, stdio: options.stdio });
+      }
     } catch (error) {
       // Invalid arguments (a NUL byte in an argument or the environment) throw at once.
       return reject(error as Error);
     }
     let started = false;
     // Kept after the start too: an 'error' event without a listener would throw.
-    child.on('error', (error) => {
+    child.on('error', (error: Error) => {
       if (!started) reject(error);
     });
     child.once('spawn', () => {
@@ -102,7 +122,7 @@ export function launch(
         options.recorded === false ? undefined : writeRecord(pid, group ? 'group' : 'process');
       live.set(pid, { group, leaderExited: false, record });
       const exited = new Promise<Exit>((resolveExit) => {
-        child.once('exit', (code, signal) => {
+        child.once('exit', (code: number | null, signal: NodeJS.Signals | null) => {
           const entry = live.get(pid);
           if (entry && (!group || !groupAlive(pid))) forget(pid);
           else if (entry) entry.leaderExited = true;
@@ -123,6 +143,13 @@ export function launch(
       });
     });
   });
+}
+
+/** The spawn relay's helper is a child like any other: killed, with its group, on the way out. */
+function watchHelper(helper: ChildProcess): void {
+  const pid = helper.pid!;
+  live.set(pid, { group: true, leaderExited: false });
+  helper.once('exit', () => forget(pid));
 }
 
 export type Finished = Exit & { stdout: string; stderr: string; timedOut: boolean };
@@ -167,7 +194,9 @@ export async function runProgram(
         }, options.timeoutMs);
   // 'close': the output is complete once the pipes have closed too.
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    child.once('close', (...closed) => resolve(closed)),
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) =>
+      resolve([code, signal]),
+    ),
   );
   clearTimeout(timer);
   return { code, signal, stdout, stderr, timedOut };

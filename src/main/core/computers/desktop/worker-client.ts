@@ -28,7 +28,7 @@ export class WorkerClient {
 
   private readonly child: ChildProcess;
 
-  private constructor(private readonly worker: Launched) {
+  private constructor(private readonly worker: Launched<ChildProcess>) {
     const { child } = worker;
     this.child = child;
     child.on('message', (answer: WorkerAnswer) => {

@@ -129,7 +129,9 @@ async function runFfmpeg(
     program.kill();
   }, options.timeoutMs);
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-    program.child.once('close', (...closed) => resolve(closed)),
+    program.child.once('close', (code: number | null, signal: NodeJS.Signals | null) =>
+      resolve([code, signal]),
+    ),
   );
   clearTimeout(timer);
   if (code === 0) return;
