@@ -95,6 +95,8 @@ describe('the process supervisor', () => {
         'setInterval(() => {}, 1000);',
       ].join('\n'),
     );
+    // Ended after the file even when a check fails first (its helper then ends the rest).
+    left.push(node.pid!);
     await new Promise((resolve) => node.stdout.once('data', resolve));
     // The first, and the shell's two once it has started one and become the other.
     await eventually(() => processesWith(`sleep ${marker}`).length === 3);

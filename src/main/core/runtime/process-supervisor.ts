@@ -17,6 +17,9 @@ import { relayedStdio, spawnRelay, type RelayedChild } from './spawn-relay.js';
  * - While a run's record folder is kept (see orphan-sweep.ts), each child is recorded there by
  *   pid and start time until it is gone, so that a later start can end what a run that was itself
  *   SIGKILLed left behind. Nothing is added to a child's environment: commands see exactly theirs.
+ * - Programs with only pipes or nothing as their standard streams are forked by the spawn relay's
+ *   helper, not by this process (spawn-relay.ts): the same pids, groups, records and kills, and a
+ *   SIGKILLed Benchtop's helper kills them itself.
  */
 
 /**
