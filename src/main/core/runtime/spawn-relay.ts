@@ -305,11 +305,14 @@ class Relay {
     });
     this.helper = helper;
     let ran = false;
+    // A binary that took `-e` for something else (an app that opened instead) is not waited for.
+    const late = setTimeout(() => helper.kill('SIGKILL'), READY_TIMEOUT_MS);
     return new Promise((resolve) => {
       helper.on('error', () => {});
       helper.once('spawn', () => this.onHelper(helper));
       helper.on('message', (report: Report | { op: 'ready' }) => {
         if (report.op === 'ready') {
+          clearTimeout(late);
           ran = true;
           this.refresh();
           return resolve(true);
@@ -317,6 +320,7 @@ class Relay {
         this.running.get(report.id)?.report(report);
       });
       helper.once('close', () => {
+        clearTimeout(late);
         if (!ran) this.broken = true;
         resolve(false);
         this.lost(helper);
@@ -368,6 +372,8 @@ class Relay {
 }
 
 const HELPER_GONE = 'the helper process that starts programs ended';
+/** How long a new helper may take to say it runs (~50 ms here; a loaded machine takes longer). */
+const READY_TIMEOUT_MS = 10_000;
 
 type RelayedSpawn = {
   cwd?: string;
