@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launch, runProgram } from '../../src/main/core/runtime/process-supervisor.js';
+import { groupAlive, launch, runProgram } from '../../src/main/core/runtime/process-supervisor.js';
 import { HELPER_TITLE } from '../../src/main/core/runtime/spawn-relay.js';
 import { killAll } from '../helpers/benchtop-process.js';
 import { commandOf, isAlive } from '../helpers/processes.js';
@@ -77,14 +77,7 @@ describe('programs started by the spawn relay', () => {
     process.kill(helper, 'SIGKILL');
     expect(await program.exited).toEqual({ code: null, signal: 'SIGKILL' });
     // Its whole group went with it.
-    await eventually(() => {
-      try {
-        process.kill(-program.pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await eventually(() => !groupAlive(program.pid));
     const next = await runProgram('/bin/sh', ['-c', 'echo $PPID']);
     expect(next.code).toBe(0);
     expect(Number(next.stdout)).not.toBe(helper);
