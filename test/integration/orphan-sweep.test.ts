@@ -5,12 +5,21 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxSupport } from '../../src/main/core/sandbox/computer-sandbox.js';
 import { killAll, serveProcess, tree, type BenchtopProcess } from '../helpers/benchtop-process.js';
-import { commandOf, isAlive, processesLeftWith, processesWith } from '../helpers/processes.js';
+import {
+  commandOf,
+  isAlive,
+  notSpawnRelay,
+  processesLeftWith,
+  processesWith,
+} from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
 /**
- * `benchtop serve` SIGKILLed runs no close(): its desktops' X servers and its shell commands are
- * left running. Started again on the same data dir, Benchtop ends them before it listens.
+ * `benchtop serve` SIGKILLed runs no close(). What it started from the spawn relay's helper (X
+ * servers, commands, sandboxes) the helper ends when the server's end closes its channel; killed
+ * together with the helper (the OOM killer, a kill of the whole tree), it leaves its desktops' X
+ * servers and its shell commands running. Started again on the same data dir, Benchtop ends them
+ * before it listens.
  */
 
 const sandbox = await sandboxSupport();
@@ -24,7 +33,7 @@ afterAll(async () => {
 describe.each([
   { where: 'on the host', sandboxed: false },
   { where: 'in their sandboxes', sandboxed: true },
-])('a server SIGKILLed with two desktops and a running command $where', ({ sandboxed }) => {
+])('a server and its helper SIGKILLed with two desktops and a command $where', ({ sandboxed }) => {
   it.skipIf(sandboxed && !sandbox.available)(
     'leaves its X servers running; started again on its data dir, it ends every one of them',
     async () => {
@@ -56,13 +65,19 @@ describe.each([
         const before = tree(first.child.pid!).map((pid) => ({ pid, command: commandOf(pid) }));
         left.push(...before.map(({ pid }) => pid));
 
+        // The helper stopped first, so that it cannot act on the server's end before it dies.
+        const helpers = before.filter(({ pid }) => !notSpawnRelay(pid));
+        expect(helpers).toHaveLength(1);
+        process.kill(helpers[0]!.pid, 'SIGSTOP');
         first.child.kill('SIGKILL');
         expect(await first.exited()).toBe(null);
-        // Nothing closed them: without the sweep they would run on. The command did not: the
-        // helper that started it (the spawn relay) kills what it started when the server's end
-        // closes its channel; a sandbox ends with its bwrap (it dies with its parent).
+        process.kill(helpers[0]!.pid, 'SIGKILL');
+        // Nothing closed them: without the sweep they would run on. A sandbox, and the command
+        // in it, ended with its bwrap (it dies with its parent, the helper).
+        await eventually(() => !isAlive(helpers[0]!.pid));
         expect(xServers.filter(isAlive)).toEqual(xServers);
-        expect(await processesLeftWith(sleep)).toEqual([]);
+        if (sandboxed) expect(await processesLeftWith(sleep)).toEqual([]);
+        else expect(processesWith(sleep).length).toBeGreaterThan(0);
         const orphans = before.filter(({ pid }) => isAlive(pid));
 
         const second = await serveProcess(dataDir, env);
@@ -90,5 +105,40 @@ describe.each([
       }
     },
     120_000,
+  );
+});
+
+describe('a server SIGKILLed alone', () => {
+  it.skipIf(!sandbox.available)(
+    "leaves nothing: the helper ends its desktop's X server, sandbox and command",
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-orphans-'));
+      dataDirs.push(dataDir);
+      const server = await serveProcess(dataDir, { BENCHTOP_EXEC_SANDBOX_OWNER: 'true' });
+      try {
+        const created = await server.request('POST', '/computers', { kind: 'desktop' });
+        expect(created.status, created.text).toBe(200);
+        const sleep = `sleep 1000.${randomInt(100_000, 1_000_000)}`;
+        void server
+          .request('POST', `/computers/${created.body.id}/exec/sync`, { command: sleep })
+          .catch(() => undefined);
+        await eventually(() => processesWith(sleep).length > 0, 15_000);
+        const before = tree(server.child.pid!);
+        left.push(...before);
+        const started = before.filter((pid) =>
+          /^(Xvfb|bwrap|openbox|xterm)\b/.test(commandOf(pid)),
+        );
+        const names = new Set(started.map((pid) => commandOf(pid).split(' ')[0]));
+        expect([...names].sort()).toEqual(['Xvfb', 'bwrap', 'openbox', 'xterm']);
+
+        server.child.kill('SIGKILL');
+        expect(await server.exited()).toBe(null);
+        expect(await processesLeftWith(sleep)).toEqual([]);
+        await eventually(() => started.every((pid) => !isAlive(pid)), 5000);
+      } finally {
+        server.child.kill('SIGKILL');
+      }
+    },
+    60_000,
   );
 });

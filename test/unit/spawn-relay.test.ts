@@ -51,6 +51,18 @@ describe('programs started by the spawn relay', () => {
     await runProgram('rm', ['-f', `/tmp/benchtop-relay-${program.pid}`]);
   });
 
+  it('deliver what they write to a fourth descriptor (an X server says its display so)', async () => {
+    const program = await launch('/bin/sh', ['-c', 'echo :42 >&3; exec 3>&-; exec sleep 30'], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    });
+    left.push(program.pid);
+    expect(parentOf(program.pid)).not.toBe(process.pid);
+    const fourth = program.child.stdio[3] as Readable;
+    expect((await collect(fourth)).toString()).toBe(':42\n');
+    program.kill();
+    expect(await program.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+
   it('block on a full pipe while their reader is paused, and go on when it reads again', async () => {
     const program = await launch('head', ['-c', String(64 * 2 ** 20), '/dev/zero'], {
       stdio: ['ignore', 'pipe', 'ignore'],

@@ -17,7 +17,7 @@ import { relayedStdio, spawnRelay, type RelayedChild } from './spawn-relay.js';
  * - While a run's record folder is kept (see orphan-sweep.ts), each child is recorded there by
  *   pid and start time until it is gone, so that a later start can end what a run that was itself
  *   SIGKILLed left behind. Nothing is added to a child's environment: commands see exactly theirs.
- * - Programs with only pipes or nothing as their standard streams are forked by the spawn relay's
+ * - Programs with only pipes or nothing as their descriptors are forked by the spawn relay's
  *   helper, not by this process (spawn-relay.ts): the same pids, groups, records and kills, and a
  *   SIGKILLed Benchtop's helper kills them itself.
  */
@@ -72,9 +72,9 @@ const recordFolders = new Set<string>();
 
 /**
  * Resolves once the child runs; rejects with spawn's error (ENOENT…) when it cannot start.
- * A program whose standard streams are pipes or nothing is started by the spawn relay, which
- * spares the server's event loop the fork (see spawn-relay.ts); one given other descriptors (a
- * terminal, a fourth pipe) or a Node module is started here.
+ * A program whose descriptors (the standard three and a fourth, if any) are pipes or nothing is
+ * started by the spawn relay, which spares the server's event loop the fork (see spawn-relay.ts);
+ * one given others (a terminal, an IPC channel) or a Node module is started here.
  */
 export function launch(
   file: string,

@@ -21,23 +21,29 @@ import { Readable, Writable } from 'node:stream';
 /** The helper's process title (what `ps` shows): it serves this whole process, not one server. */
 export const HELPER_TITLE = 'benchtop-spawn-relay';
 
-/** Standard streams the relay carries: each of stdin, stdout and stderr piped or ignored. */
+/**
+ * The descriptors the relay carries, each piped or ignored: stdin, stdout, stderr, and a fourth
+ * one a program writes to (Xvfb's -displayfd, bwrap's --info-fd) when given.
+ */
 export type RelayedStdio = Array<'pipe' | 'ignore'>;
 
-/** The stdio a relayed program can have, as three entries; undefined when it needs Node's own. */
+/** The stdio a relayed program can have, as three or four entries; undefined when it needs Node's own. */
 export function relayedStdio(stdio: StdioOptions | undefined): RelayedStdio | undefined {
   if (stdio === undefined || stdio === 'pipe') return ['pipe', 'pipe', 'pipe'];
   if (stdio === 'ignore') return ['ignore', 'ignore', 'ignore'];
-  if (!Array.isArray(stdio) || stdio.length > 3) return undefined;
+  if (!Array.isArray(stdio) || stdio.length > 4) return undefined;
   const entries: RelayedStdio = [];
-  for (let fd = 0; fd < 3; fd++) {
-    const entry: unknown = stdio[fd];
-    if (entry === undefined || entry === null || entry === 'pipe') entries.push('pipe');
-    else if (entry === 'ignore') entries.push('ignore');
+  for (let fd = 0; fd < Math.max(stdio.length, 3); fd++) {
+    // Node's defaults: the standard three piped, others ignored.
+    const entry: unknown = stdio[fd] ?? (fd < 3 ? 'pipe' : 'ignore');
+    if (entry === 'pipe' || entry === 'ignore') entries.push(entry);
     else return undefined;
   }
   return entries;
 }
+
+/** A descriptor whose output the helper forwards. */
+type OutputFd = 1 | 2 | 3;
 
 type SpawnRequest = {
   op: 'spawn';
@@ -53,7 +59,7 @@ type Control =
   | SpawnRequest
   | { op: 'write'; id: number; data: Uint8Array }
   | { op: 'end'; id: number }
-  | { op: 'pause' | 'resume' | 'destroy'; id: number; fd: 1 | 2 };
+  | { op: 'pause' | 'resume' | 'destroy'; id: number; fd: OutputFd };
 type SpawnError = {
   message: string;
   code?: string;
@@ -64,7 +70,8 @@ type SpawnError = {
 type Report =
   | { op: 'spawned'; id: number; pid: number }
   | { op: 'failed'; id: number; error: SpawnError }
-  | { op: 'data'; id: number; fd: 1 | 2; data: Uint8Array }
+  | { op: 'data'; id: number; fd: OutputFd; data: Uint8Array }
+  | { op: 'eof'; id: number; fd: OutputFd }
   | { op: 'exit' | 'close'; id: number; code: number | null; signal: NodeJS.Signals | null };
 
 /**
@@ -95,7 +102,10 @@ process.on('message', (m) => {
       if (started.pid === undefined) { children.delete(m.id); send({ op: 'failed', id: m.id, error: describe(error) }); }
     });
     started.on('spawn', () => send({ op: 'spawned', id: m.id, pid: started.pid }));
-    for (const fd of [1, 2]) started.stdio[fd]?.on('data', (data) => send({ op: 'data', id: m.id, fd, data }));
+    for (const fd of [1, 2, 3]) {
+      started.stdio[fd]?.on('data', (data) => send({ op: 'data', id: m.id, fd, data }));
+      started.stdio[fd]?.on('end', () => send({ op: 'eof', id: m.id, fd }));
+    }
     started.stdin?.on('error', () => {});
     started.on('exit', (code, signal) => send({ op: 'exit', id: m.id, code, signal }));
     started.on('close', (code, signal) => { children.delete(m.id); send({ op: 'close', id: m.id, code, signal }); });
@@ -118,18 +128,26 @@ process.on('disconnect', () => {
 /** One program's output stream, fed by the helper; reading slowly pauses the program's pipe. */
 class RelayedOutput extends Readable {
   private held = false;
+  private atEnd = false;
 
   constructor(private readonly control: (op: 'pause' | 'resume' | 'destroy') => void) {
     super({ highWaterMark: 1024 * 1024 });
   }
 
   feed(data: Uint8Array): void {
-    if (this.destroyed) return;
+    if (this.destroyed || this.atEnd) return;
     const chunk = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     if (!this.push(chunk) && !this.held) {
       this.held = true;
       this.control('pause');
     }
+  }
+
+  /** The program closed its end of the pipe: nothing more comes. */
+  eof(): void {
+    if (this.destroyed || this.atEnd) return;
+    this.atEnd = true;
+    this.push(null);
   }
 
   override _read(): void {
@@ -146,8 +164,8 @@ class RelayedOutput extends Readable {
 
 /**
  * A program started by the helper, as much of a ChildProcess as Benchtop uses: its pid, its
- * stdin/stdout/stderr, exitCode and signalCode, kill(), and the events 'spawn', 'error' (it could
- * not start), 'exit' and 'close' (exited, its output delivered).
+ * stdin/stdout/stderr and fourth descriptor, exitCode and signalCode, kill(), and the events
+ * 'spawn', 'error' (it could not start), 'exit' and 'close' (exited, its output delivered).
  */
 export class RelayedChild extends EventEmitter {
   pid: number | undefined;
@@ -156,6 +174,7 @@ export class RelayedChild extends EventEmitter {
   readonly stdin: Writable | null;
   readonly stdout: RelayedOutput | null;
   readonly stderr: RelayedOutput | null;
+  private readonly fourth: RelayedOutput | null;
   readonly stdio: ChildProcess['stdio'];
 
   constructor(
@@ -179,11 +198,12 @@ export class RelayedChild extends EventEmitter {
             },
           })
         : null;
-    const output = (fd: 1 | 2) =>
+    const output = (fd: OutputFd) =>
       stdio[fd] === 'pipe' ? new RelayedOutput((op) => control({ op, id, fd })) : null;
     this.stdout = output(1);
     this.stderr = output(2);
-    this.stdio = [this.stdin, this.stdout, this.stderr, undefined, undefined];
+    this.fourth = output(3);
+    this.stdio = [this.stdin, this.stdout, this.stderr, this.fourth ?? undefined, undefined];
   }
 
   kill(signal: NodeJS.Signals | number = 'SIGTERM'): boolean {
@@ -194,6 +214,10 @@ export class RelayedChild extends EventEmitter {
     } catch {
       return false;
     }
+  }
+
+  private output(fd: OutputFd): RelayedOutput | null {
+    return [this.stdout, this.stderr, this.fourth][fd - 1]!;
   }
 
   /** What the helper reports about this program. */
@@ -207,7 +231,10 @@ export class RelayedChild extends EventEmitter {
         this.emit('error', Object.assign(new Error(report.error.message), report.error));
         break;
       case 'data':
-        (report.fd === 1 ? this.stdout : this.stderr)?.feed(report.data);
+        this.output(report.fd)?.feed(report.data);
+        break;
+      case 'eof':
+        this.output(report.fd)?.eof();
         break;
       case 'exit':
         this.exited(report.code, report.signal);
@@ -228,7 +255,7 @@ export class RelayedChild extends EventEmitter {
   /** 'close' once each output stream has ended (read to its end) or was destroyed. */
   private closed(code: number | null, signal: NodeJS.Signals | null): void {
     this.exited(code, signal);
-    const streams = [this.stdout, this.stderr].filter((stream) => stream !== null);
+    const streams = [this.stdout, this.stderr, this.fourth].filter((stream) => stream !== null);
     let open = streams.length;
     const one = () => {
       if (--open === 0) this.emit('close', code, signal);
@@ -237,7 +264,7 @@ export class RelayedChild extends EventEmitter {
       if (stream.closed) one();
       else {
         stream.once('close', one);
-        stream.push(null);
+        stream.eof();
       }
     }
     if (streams.length === 0) this.emit('close', code, signal);
