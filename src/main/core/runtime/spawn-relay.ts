@@ -76,14 +76,16 @@ type Report =
 
 /**
  * The helper, run by `node -e` (CommonJS, nothing but Node's own modules). It forwards output as
- * it comes, pauses a pipe when told (so a program that outruns its reader blocks, as with a pipe
- * of Benchtop's own), and ignores the terminal's signals: Benchtop ends it.
+ * it comes, pauses a pipe when told or while the channel has not taken what came before (so a
+ * program that outruns its reader blocks, as with a pipe of Benchtop's own), and ignores the
+ * terminal's signals: Benchtop ends it.
  */
 const HELPER = String.raw`
 process.title = process.argv[1];
 const { spawn } = require('node:child_process');
 const children = new Map();
-const send = (report) => { if (process.connected) process.send(report); };
+const QUEUED = 1024 * 1024;
+const send = (report, sent) => { if (process.connected) process.send(report, sent); };
 const describe = (error) => ({ message: error.message, code: error.code, errno: error.errno, syscall: error.syscall, path: error.path });
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGTERM']) process.on(signal, () => {});
 send({ op: 'ready' });
@@ -102,9 +104,22 @@ process.on('message', (m) => {
       if (started.pid === undefined) { children.delete(m.id); send({ op: 'failed', id: m.id, error: describe(error) }); }
     });
     started.on('spawn', () => send({ op: 'spawned', id: m.id, pid: started.pid }));
+    started.flows = [];
     for (const fd of [1, 2, 3]) {
-      started.stdio[fd]?.on('data', (data) => send({ op: 'data', id: m.id, fd, data }));
-      started.stdio[fd]?.on('end', () => send({ op: 'eof', id: m.id, fd }));
+      const stream = started.stdio[fd];
+      if (!stream) continue;
+      // Paused while its reader asks (held) or while a megabyte of it waits to be written to the
+      // channel (queued): what the program writes then stays in its pipe, which blocks it.
+      const flow = (started.flows[fd] = { stream, held: false, queued: 0 });
+      stream.on('data', (data) => {
+        flow.queued += data.length;
+        send({ op: 'data', id: m.id, fd, data }, () => {
+          flow.queued -= data.length;
+          if (flow.queued < QUEUED / 2 && !flow.held) stream.resume();
+        });
+        if (flow.queued >= QUEUED) stream.pause();
+      });
+      stream.on('end', () => send({ op: 'eof', id: m.id, fd }));
     }
     started.stdin?.on('error', () => {});
     started.on('exit', (code, signal) => send({ op: 'exit', id: m.id, code, signal }));
@@ -113,9 +128,13 @@ process.on('message', (m) => {
     return;
   } else if (m.op === 'write') child.stdin?.write(m.data);
   else if (m.op === 'end') child.stdin?.end();
-  else if (m.op === 'pause') child.stdio[m.fd]?.pause();
-  else if (m.op === 'resume') child.stdio[m.fd]?.resume();
   else if (m.op === 'destroy') child.stdio[m.fd]?.destroy();
+  else if (child.flows[m.fd]) {
+    const flow = child.flows[m.fd];
+    flow.held = m.op === 'pause';
+    if (flow.held) flow.stream.pause();
+    else if (flow.queued < QUEUED / 2) flow.stream.resume();
+  }
 });
 process.on('disconnect', () => {
   for (const child of children.values()) {
