@@ -1,14 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { HELPER_TITLE } from '../../src/main/core/runtime/spawn-relay.js';
 
+/** A process's parent, read from /proc (Linux); throws when it is gone. */
+export function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 /** Pids of every live descendant of a process, read from /proc (Linux). */
 export function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = parentOf(Number(entry));
       children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
     } catch {
       // The process ended while we looked.

@@ -8,7 +8,9 @@ import {
 } from '../../src/main/core/computers/desktop/start-desktop.js';
 import type { WorkerEntry } from '../../src/main/core/computers/desktop/worker-client.js';
 import { runProgram } from '../../src/main/core/runtime/process-supervisor.js';
+import { HELPER_TITLE } from '../../src/main/core/runtime/spawn-relay.js';
 import { sourceAppPaths } from '../helpers/app-paths.js';
+import { commandOf, parentOf } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
 let dir: string;
@@ -53,6 +55,10 @@ describe('a desktop starting', () => {
     const workspace = join(dir, 'workspace');
     const parts = await startDesktop(workspace, sourceAppPaths().workerEntry);
     try {
+      // Its worker and X server were started by the spawn relay's helper, not by this process.
+      for (const pid of [parts.worker.pid, parts.display.pid]) {
+        expect(commandOf(parentOf(pid))).toMatch(new RegExp(`^${HELPER_TITLE}\\b`));
+      }
       await parts.worker.request({ op: 'click', at: { x: 200, y: 150 }, button: 'left', count: 1 });
       const typed = await runProgram(
         'xdotool',

@@ -5,16 +5,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { groupAlive, launch, runProgram } from '../../src/main/core/runtime/process-supervisor.js';
 import { HELPER_TITLE } from '../../src/main/core/runtime/spawn-relay.js';
 import { killAll } from '../helpers/benchtop-process.js';
-import { commandOf, isAlive } from '../helpers/processes.js';
+import { commandOf, isAlive, parentOf } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
 const left: number[] = [];
 afterAll(() => killAll(left));
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
 
 function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];

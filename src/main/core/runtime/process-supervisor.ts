@@ -1,4 +1,4 @@
-import { fork, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onExit } from 'signal-exit';
@@ -38,21 +38,19 @@ export type LaunchOptions = {
    * terminal's Ctrl+C. False: in Benchtop's group, ended alone.
    */
   group?: boolean;
-  /** A Node module run with an IPC channel (stdio must name 'ipc'), instead of a program. */
-  node?: { execArgv?: string[]; serialization?: 'json' | 'advanced' };
   /** Recorded for the orphan sweep (default true); false for a short tool run to its end. */
   recorded?: boolean;
 };
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
-/** A started program as its owner sees it (a Node module has its IPC channel: a ChildProcess). */
+/** A started program as its owner sees it: started here, or by the spawn relay. */
 export type Child = ChildProcess | RelayedChild;
 
-export type Launched<C extends Child = Child> = {
+export type Launched = {
   readonly pid: number;
-  /** For its pipes and IPC channel; end it with kill(), which reaches its whole group. */
-  readonly child: C;
+  /** For its pipes; end it with kill(), which reaches its whole group. */
+  readonly child: Child;
   /** Settles when the child itself has exited (members of its group may still run). */
   readonly exited: Promise<Exit>;
   /** Started and not exited yet. */
@@ -74,14 +72,8 @@ const recordFolders = new Set<string>();
  * Resolves once the child runs; rejects with spawn's error (ENOENT…) when it cannot start.
  * A program whose descriptors (the standard three and a fourth, if any) are pipes or nothing is
  * started by the spawn relay, which spares the server's event loop the fork (see spawn-relay.ts);
- * one given others (a terminal, an IPC channel) or a Node module is started here.
+ * one given others (a terminal) is started here.
  */
-export function launch(
-  file: string,
-  args: string[],
-  options: LaunchOptions & { node: NonNullable<LaunchOptions['node']> },
-): Promise<Launched<ChildProcess>>;
-export function launch(file: string, args: string[], options?: LaunchOptions): Promise<Launched>;
 export async function launch(
   file: string,
   args: string[],
@@ -91,20 +83,12 @@ export async function launch(
   pruneEmptyGroups();
   const group = options.group ?? true;
   const spawnOptions = { cwd: options.cwd, env: options.env ?? process.env, detached: group };
-  const relayed = options.node ? undefined : relayedStdio(options.stdio);
+  const relayed = relayedStdio(options.stdio);
   const relay = relayed && (await spawnRelay(watchHelper));
   return new Promise((resolve, reject) => {
     let child: Child;
     try {
-      if (options.node) {
-        const { execArgv = [], serialization } = options.node;
-        child = fork(file, args, {
-          ...spawnOptions,
-          stdio: options.stdio,
-          execArgv,
-          serialization,
-        });
-      } else if (relay && relayed) {
+      if (relay && relayed) {
         child = relay.spawn(file, args, { ...spawnOptions, stdio: relayed });
       } else {
         child = spawn(file, args, { ...spawnOptions, stdio: options.stdio });

@@ -30,8 +30,8 @@ export type WorkerRequest =
   | { op: 'window-manager'; waitMs: number };
 
 /**
- * What each request answers. Images arrive as Uint8Array (structured clone turns the worker's
- * Buffers into plain typed arrays).
+ * What each request answers. Images arrive as byte views (Uint8Array; v8's deserializer may
+ * place them inside the message's own buffer, so read them with their offset and length).
  */
 export type WorkerResults = {
   click: null;

@@ -1,7 +1,8 @@
 /**
  * A desktop worker: one process per virtual display, because nut-js binds to the X display of
- * its process. It answers requests from the main process over the IPC channel.
+ * its process. It answers requests from the main process over a Unix socket (worker-channel.ts).
  */
+import { connect } from 'node:net';
 import { Button, Key, keyboard, Point, providerRegistry, screen } from '@nut-tree-fork/nut-js';
 import type { Sharp } from 'sharp';
 import type {
@@ -10,6 +11,7 @@ import type {
   WorkerMessage,
   WorkerRequest,
 } from './desktop-protocol.js';
+import { onMessages, sendMessage } from './worker-channel.js';
 import { watchScreenChanges, type ScreenChanges } from './screen-changes.js';
 import { connectWindowManagerSync, type WindowManagerSync } from './window-manager-sync.js';
 
@@ -279,17 +281,18 @@ async function performed(request: WorkerRequest): Promise<unknown> {
   return result;
 }
 
-process.on('message', (message: WorkerMessage) => {
-  performed(message.request).then(
-    (result) => process.send!({ id: message.id, ok: true, result } satisfies WorkerAnswer),
+// The server listens on the socket named by the last argument; the worker's messages go there.
+const channel = connect(process.argv.at(-1)!);
+const answer = (message: WorkerAnswer) => sendMessage(channel, message);
+onMessages(channel, (message) => {
+  const { id, request } = message as WorkerMessage;
+  performed(request).then(
+    (result) => answer({ id, ok: true, result }),
     (error: unknown) =>
-      process.send!({
-        id: message.id,
-        ok: false,
-        error: String((error as Error)?.message ?? error),
-      } satisfies WorkerAnswer),
+      answer({ id, ok: false, error: String((error as Error)?.message ?? error) }),
   );
 });
-// The parent going away ends the worker: it must never outlive its computer.
-process.on('disconnect', () => process.exit(0));
-process.send!({ id: 0, ok: true, result: 'ready' } satisfies WorkerAnswer);
+// The server going away ends the worker: it must never outlive its computer.
+channel.on('close', () => process.exit(0));
+channel.on('error', () => {});
+channel.once('connect', () => answer({ id: 0, ok: true, result: 'ready' }));

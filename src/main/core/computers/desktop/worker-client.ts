@@ -1,4 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { unavailable } from '../../errors.js';
 import { launch, type Launched } from '../../runtime/process-supervisor.js';
 import type {
@@ -7,6 +10,7 @@ import type {
   WorkerRequest,
   WorkerResult,
 } from './desktop-protocol.js';
+import { onMessages, sendMessage } from './worker-channel.js';
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -16,7 +20,10 @@ const READY_TIMEOUT_MS = 10_000;
  */
 export type WorkerEntry = { path: string; execArgv?: string[] };
 
-/** Talks to one desktop worker process over its IPC channel. */
+/**
+ * Talks to one desktop worker process over a Unix socket it connects to (worker-channel.ts): the
+ * worker starts from the spawn relay like any program, not forked by the server.
+ */
 export class WorkerClient {
   private readonly pending = new Map<
     number,
@@ -26,20 +33,21 @@ export class WorkerClient {
   private exited = false;
   private readonly exitListeners: Array<() => void> = [];
 
-  private readonly child: ChildProcess;
-
-  private constructor(private readonly worker: Launched<ChildProcess>) {
-    const { child } = worker;
-    this.child = child;
-    child.on('message', (answer: WorkerAnswer) => {
+  private constructor(
+    private readonly worker: Launched,
+    private readonly socket: Socket,
+  ) {
+    onMessages(socket, (message) => {
+      const answer = message as WorkerAnswer;
       const call = this.pending.get(answer.id);
       if (!call) return;
       this.pending.delete(answer.id);
       if (answer.ok) call.resolve(answer.result);
       else call.reject(new Error(answer.error));
     });
-    child.once('exit', () => {
+    void worker.exited.then(() => {
       this.exited = true;
+      socket.destroy();
       for (const call of this.pending.values()) call.reject(new Error('the desktop worker ended'));
       this.pending.clear();
       for (const listener of this.exitListeners) listener();
@@ -51,38 +59,61 @@ export class WorkerClient {
     displayEnv: Record<string, string>,
     entry: WorkerEntry,
   ): Promise<WorkerClient> {
-    // In Benchtop's own process group: it also ends when its IPC channel closes. It collects
-    // its screen grabs itself (see desktop-worker.ts), with the gc() that --expose-gc gives it.
-    const worker = await launch(entry.path, [], {
-      node: { execArgv: [...(entry.execArgv ?? []), '--expose-gc'], serialization: 'advanced' },
-      group: false,
-      env: { ...process.env, ...displayEnv },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    }).catch((error: Error) => {
-      throw unavailable(`the desktop worker could not start: ${error.message}`);
-    });
-    const { child } = worker;
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        worker.kill();
-        reject(unavailable('the desktop worker did not start in time'));
-      }, READY_TIMEOUT_MS);
-      child.once('message', () => {
-        clearTimeout(timer);
-        resolve();
+    // The socket lives in a folder only this user can enter, until the worker has connected.
+    const dir = await mkdtemp(join(tmpdir(), 'benchtop-worker-'));
+    const listener = createServer();
+    try {
+      const path = join(dir, 'socket');
+      await new Promise<void>((resolve, reject) => {
+        listener.once('error', reject);
+        listener.listen(path, resolve);
       });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(
-          unavailable(
+      const connected = new Promise<Socket>((resolve) => listener.once('connection', resolve));
+      // It collects its screen grabs itself (see desktop-worker.ts), with the gc() that
+      // --expose-gc gives it. Electron runs its own binary as Node only when told to.
+      const worker = await launch(
+        process.execPath,
+        [...(entry.execArgv ?? []), '--expose-gc', entry.path, path],
+        {
+          group: false,
+          env: {
+            ...process.env,
+            ...displayEnv,
+            ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
+          },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      ).catch((error: Error) => {
+        throw unavailable(`the desktop worker could not start: ${error.message}`);
+      });
+      let stderr = '';
+      worker.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      let timer: NodeJS.Timeout | undefined;
+      const socket = await Promise.race([
+        connected,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            worker.kill();
+            reject(unavailable('the desktop worker did not start in time'));
+          }, READY_TIMEOUT_MS);
+        }),
+        worker.exited.then(({ code }) => {
+          throw unavailable(
             `the desktop worker could not start (nut-js native support missing?): exit ${code} ${stderr.trim().split('\n').at(-1) ?? ''}`,
-          ),
-        );
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
+      socket.on('error', () => {});
+      const client = new WorkerClient(worker, socket);
+      // Its first answer (id 0) says it runs.
+      await new Promise<void>((resolve, reject) => {
+        client.pending.set(0, { resolve: () => resolve(), reject });
       });
-    });
-    return new WorkerClient(worker);
+      return client;
+    } finally {
+      listener.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   request<R extends WorkerRequest>(request: R): Promise<WorkerResult<R>> {
@@ -90,7 +121,7 @@ export class WorkerClient {
     const id = this.nextId++;
     return new Promise<WorkerResult<R>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.child.send({ id, request } satisfies WorkerMessage);
+      sendMessage(this.socket, { id, request } satisfies WorkerMessage);
     });
   }
 
