@@ -7,7 +7,7 @@ import {
   type BrowserHostOptions,
 } from '../../src/main/core/computers/browser/browser-host.js';
 import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
-import { commandOf, descendants, isAlive } from '../helpers/processes.js';
+import { commandOf, descendants, isAlive, parentOf } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
 /** The browser processes of the Chromiums launched here (not their helpers). */
@@ -146,7 +146,9 @@ async function hangingPool(refillLimitMs?: number) {
   const others = new Set(browserProcesses());
   host.prewarm();
   await host.whenWarm();
-  const launched = browserProcesses().filter((pid) => !others.has(pid));
+  // The browser process, not a child it forked a moment ago that still shows its command line.
+  const started = browserProcesses().filter((pid) => !others.has(pid));
+  const launched = started.filter((pid) => isAlive(pid) && !started.includes(parentOf(pid)));
   expect(launched).toHaveLength(1);
   const browser = launched[0]!;
   return {
