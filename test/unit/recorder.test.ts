@@ -14,6 +14,7 @@ import {
 } from '../../src/main/core/recordings/secret-scrubber.js';
 import { ScreencastHub } from '../../src/main/core/screencast/screencast-hub.js';
 import { openDatabase, type Db } from '../../src/main/core/store/database.js';
+import { frameColors } from '../helpers/media.js';
 
 describe('SecretScrubber', () => {
   const scrubber = new SecretScrubber(() => ['prov-key-123456', 'pw"with\\quote', 'short']);
@@ -168,6 +169,80 @@ describe('Recorder: retention, disk cap and recovery', () => {
     expect((await recorder.view('local', 'comp_brief')).files.map((file) => file.name)).toContain(
       'video.webm',
     );
+  });
+
+  it('ends on a screenshot stored since its last action without taking another; after an action, on a new one', async () => {
+    const solid = (background: string) =>
+      sharp({ create: { width: 320, height: 200, channels: 3, background } })
+        .png()
+        .toBuffer();
+    const [blue, red] = [await solid('#0000ff'), await solid('#ff0000')];
+    const lastColor = async (id: string) => {
+      const colors = await frameColors(await recorder.video('local', id));
+      return colors.at(-1)!;
+    };
+    const shots = join(dir, 'shots');
+    await mkdir(shots);
+    let looked = 0;
+    const operator = {
+      screenshot: () => {
+        looked += 1;
+        return Promise.resolve({ png: red, width: 320, height: 200 });
+      },
+    };
+    const act = (id: string, requestId: string, type: string) => {
+      const event = { computer_id: id, timestamp: new Date().toISOString() };
+      recorder.tap({
+        ...event,
+        type: 'action_request',
+        request_id: requestId,
+        action: { type },
+      } as never);
+      recorder.tap({
+        ...event,
+        type: 'action_response',
+        request_id: requestId,
+        status: 'success',
+      } as never);
+    };
+
+    // A click, then a screenshot action (its image stored while it runs): the screenshot is the
+    // computer's last screen.
+    recorder.begin({ id: 'comp_shot', org: 'local', kind: 'browser' });
+    act('comp_shot', 'req_click', 'click');
+    writeFileSync(join(shots, 'one.png'), blue);
+    const event = { computer_id: 'comp_shot', timestamp: new Date().toISOString() };
+    recorder.tap({
+      ...event,
+      type: 'action_request',
+      request_id: 'req_shot',
+      action: { type: 'screenshot' },
+    } as never);
+    await recorder.screenshotSaved('comp_shot', join(shots, 'one.png'));
+    recorder.tap({
+      ...event,
+      type: 'action_response',
+      request_id: 'req_shot',
+      status: 'success',
+    } as never);
+    await recorder.closing({ id: 'comp_shot', operator } as never);
+    recorder.end('comp_shot', 'deleted');
+    expect(looked).toBe(0);
+    const [r, g, b] = await lastColor('comp_shot');
+    expect(b).toBeGreaterThan(200);
+    expect(r + g).toBeLessThan(60);
+
+    // An action after the screenshot: the screen may have changed, so it is looked at again.
+    recorder.begin({ id: 'comp_moved', org: 'local', kind: 'browser' });
+    writeFileSync(join(shots, 'two.png'), blue);
+    await recorder.screenshotSaved('comp_moved', join(shots, 'two.png'));
+    act('comp_moved', 'req_type', 'type');
+    await recorder.closing({ id: 'comp_moved', operator } as never);
+    recorder.end('comp_moved', 'deleted');
+    expect(looked).toBe(1);
+    const [r2, g2, b2] = await lastColor('comp_moved');
+    expect(r2).toBeGreaterThan(200);
+    expect(g2 + b2).toBeLessThan(60);
   });
 
   it('a computer created with recording off has a row saying so, and no folder', async () => {

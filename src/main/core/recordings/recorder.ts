@@ -16,7 +16,7 @@ import { invalidRequest, notFound } from '../errors.js';
 import type { ScreencastHub, Watched } from '../screencast/screencast-hub.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../store/private-files.js';
 import type { Writable } from 'node:stream';
-import { jpegOfPng } from '../computers/operator.js';
+import { jpegOfPng, pngSize } from '../computers/operator.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { recoverTrace } from '../computers/browser/browser-trace.js';
@@ -68,9 +68,17 @@ type Active = {
   stopWatching?: () => void;
   /** The last moment anything was recorded (what a recovery after a kill ends it at). */
   lastAt: number;
-  /** When the video last got a frame, and when an action last ended. */
+  /** When the video last got a frame, and when an action that may change the screen last ended. */
   framedAt: number;
   actedAt: number;
+  /** Actions that may have changed the screen, counted as they end. */
+  acted: number;
+  /** Screenshot actions of the current tab under way (they change nothing on the screen). */
+  looking: Set<string>;
+  /** The computer's last stored screenshot (a link in the recording): when, after how many actions. */
+  shot?: { file: string; at: number; acted: number };
+  /** The last screen, on its way to the video (see closing). */
+  lastLook?: Promise<void>;
   /** What the driver still writes after the end (RecordingSink.finishLater). */
   later: Promise<void>[];
   /** Events not yet written (see write). */
@@ -155,6 +163,8 @@ export class Recorder {
       lastAt: startedAt,
       framedAt: 0,
       actedAt: 0,
+      acted: 0,
+      looking: new Set(),
       later: [],
       queued: [],
       video: VideoTrack.open(dir, { startedAt, ffmpeg: this.ffmpeg }).catch((error: unknown) => {
@@ -228,24 +238,41 @@ export class Recorder {
    * The computer is ending, its screen still there. Every recording shows what it ended on: a
    * computer that ended before its screencast sent any frame (one that lived a moment on a
    * loaded machine), or right after an action whose outcome the capture had yet to take (it
-   * keeps out of actions' way), gets its last screen as the video's last frame.
+   * keeps out of actions' way), gets its last screen as the video's last frame: a screenshot
+   * stored since the last action ended (a client's or a task's last look), else one taken now.
    */
   async closing(session: Pick<ComputerSession, 'id' | 'operator'>): Promise<void> {
     const active = this.active.get(session.id);
     const video = active && (await active.video);
     if (!video || (video.frames > 0 && active.framedAt >= active.actedAt)) return;
-    const shot = await within(session.operator.screenshot(), LAST_LOOK_MS);
-    if (!shot) return;
-    const jpeg = await jpegOfPng(shot.png, RECORDER_VIEW);
-    video.add(jpeg, shot.width, shot.height);
+    const { shot } = active;
+    const look =
+      shot && shot.acted === active.acted
+        ? { png: readFile(shot.file).catch(() => undefined), at: shot.at }
+        : {
+            png: await within(session.operator.screenshot(), LAST_LOOK_MS).then((s) => s?.png),
+            at: Date.now(),
+          };
+    // Made a frame while the computer closes: the recording's end waits for it.
+    active.lastLook = (async () => {
+      const png = await look.png;
+      if (!png) return;
+      const { width, height } = pngSize(png);
+      video.add(await jpegOfPng(png, RECORDER_VIEW), width, height, look.at);
+    })().catch(() => {});
   }
 
   /** Every event of every computer (the events bus's tap). */
   readonly tap = (event: ComputerEvent): void => {
     const active = this.active.get(event.computer_id);
     if (!active) return;
-    if (event.type === 'action_response') active.actedAt = Date.now();
+    if (event.type === 'action_response' && !active.looking.delete(event.request_id)) {
+      active.actedAt = Date.now();
+      active.acted += 1;
+    }
     if (event.type === 'action_request') {
+      const action = event.action as { type: string; tab_id?: string };
+      if (action.type === 'screenshot' && !action.tab_id) active.looking.add(event.request_id);
       active.chapters.push({
         at: Date.parse(event.timestamp),
         title: this.deps.scrubber.scrub(chapterTitle(event)),
@@ -256,12 +283,19 @@ export class Recorder {
 
   /** A screenshot the computer took: kept with the recording (a task's bundle shows it). */
   async screenshotSaved(computerId: string, file: string): Promise<void> {
+    const at = Date.now();
     const active = this.active.get(computerId);
     if (!active) return;
+    const { acted } = active;
     const folder = join(active.dir, FILE_NAMES.screenshots);
     await mkdir(folder, { recursive: true, mode: PRIVATE_DIR });
     // A hard link costs nothing; the screenshot store may delete its name, the data stays.
-    await link(file, join(folder, basename(file))).catch(() => {});
+    const kept = join(folder, basename(file));
+    const linked = await link(file, kept).then(
+      () => true,
+      () => false,
+    );
+    if (at >= (active.shot?.at ?? 0)) active.shot = { file: linked ? kept : file, at, acted };
   }
 
   /** A task started on a recorded computer: its bundle is made from this recording. */
@@ -352,6 +386,7 @@ export class Recorder {
     const finished = (async () => {
       try {
         await new Promise<void>((resolve) => active.events.end(resolve));
+        await active.lastLook;
         await (await active.video)?.settled();
         await Promise.allSettled(active.later);
         await this.scrubTrace(computerId, active.dir);
