@@ -27,7 +27,10 @@ export const HELPER_TITLE = 'benchtop-spawn-relay';
  */
 export type RelayedStdio = Array<'pipe' | 'ignore'>;
 
-/** The stdio a relayed program can have, as three or four entries; undefined when it needs Node's own. */
+/**
+ * The stdio a relayed program can have, as three or four entries; undefined when it needs Node's
+ * own.
+ */
 export function relayedStdio(stdio: StdioOptions | undefined): RelayedStdio | undefined {
   if (stdio === undefined || stdio === 'pipe') return ['pipe', 'pipe', 'pipe'];
   if (stdio === 'ignore') return ['ignore', 'ignore', 'ignore'];
