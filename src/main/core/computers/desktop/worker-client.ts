@@ -13,6 +13,8 @@ import type {
 import { onMessages, sendMessage } from './worker-channel.js';
 
 const READY_TIMEOUT_MS = 10_000;
+/** Characters of the worker's stderr kept (its last line names why it could not start). */
+const STDERR_KEPT = 4096;
 
 /**
  * The worker's entry module, given where the app is composed: the built desktop-worker.js next
@@ -86,8 +88,12 @@ export class WorkerClient {
       ).catch((error: Error) => {
         throw unavailable(`the desktop worker could not start: ${error.message}`);
       });
+      // Read for as long as it runs (a full pipe would stop it); only its end says why a start
+      // failed, so that is all that is kept.
       let stderr = '';
-      worker.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      worker.child.stderr!.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT);
+      });
       let timer: NodeJS.Timeout | undefined;
       const socket = await Promise.race([
         connected,
