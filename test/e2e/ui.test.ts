@@ -230,6 +230,30 @@ describe('sessions and the live view', () => {
     expect(fps).toBeGreaterThanOrEqual(arrived / 2);
   });
 
+  it('keeps an address a person typed when the tab navigates meanwhile, until Go or Escape', async () => {
+    const page = await open(`#/computers/${computerId}`);
+    const address = page.getByLabel('Address');
+    const navigate = async (name: string) => {
+      await server.request('POST', `/computers/${computerId}/navigate`, {
+        url: `${fixtures.url}/${name}`,
+      });
+    };
+    await navigate('colors.html');
+    await eventually(async () => (await address.inputValue()).endsWith('/colors.html'));
+    // Typed, then the field left (as a click on Go leaves it) while an agent navigates.
+    await address.fill(`${fixtures.url}/actions.html`);
+    await address.blur();
+    await navigate('product.html');
+    await page.getByRole('button', { name: 'Switch to tab Product' }).waitFor();
+    expect(await address.inputValue()).toBe(`${fixtures.url}/actions.html`);
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.getByRole('button', { name: 'Switch to tab Actions fixture' }).waitFor();
+    // Escape gives the field back to where the tab is.
+    await address.fill('https://example.invalid/');
+    await address.press('Escape');
+    expect(await address.inputValue()).toBe(`${fixtures.url}/actions.html`);
+  });
+
   it('marks an agent task driving, and a person taking over pauses it until handed back', async () => {
     await server.request('POST', `/computers/${computerId}/navigate`, {
       url: `${fixtures.url}/actions.html`,

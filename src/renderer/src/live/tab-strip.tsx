@@ -86,13 +86,16 @@ export function TabStrip({ computerId, beforeAction }: Props) {
 function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise<unknown> }) {
   const [value, setValue] = useState(url);
   const { busy, error, run } = useApiAction();
-  const input = useRef<HTMLInputElement>(null);
-  // The tab navigated: show where it is now, unless the person is typing an address.
+  // What the person typed and has not sent yet. Not whether the field has the focus: a click on
+  // Go takes it away before the form is sent, and a URL arriving then would replace the address.
+  const edited = useRef(false);
+  // The tab navigated: show where it is now, unless the person is writing an address.
   useEffect(() => {
-    if (document.activeElement !== input.current) setValue(url);
+    if (!edited.current) setValue(url);
   }, [url]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    edited.current = false;
     return run(() => onGo(value.trim()));
   };
   return (
@@ -100,12 +103,20 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
       <label>
         <span className="visually-hidden">Address</span>
         <input
-          ref={input}
           type="text"
           value={value}
           placeholder="https://…"
           spellCheck={false}
-          onChange={(event) => setValue(event.target.value)}
+          onChange={(event) => {
+            edited.current = true;
+            setValue(event.target.value);
+          }}
+          // As in a browser, Escape gives the field back to the tab's address.
+          onKeyDown={(event) => {
+            if (event.key !== 'Escape') return;
+            edited.current = false;
+            setValue(url);
+          }}
         />
       </label>
       <button type="submit" disabled={busy || !value.trim()}>
