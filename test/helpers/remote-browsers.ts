@@ -126,6 +126,8 @@ export type SeleniumGrid = {
   url: string;
   /** Kills the node (and its browsers) at once, as a machine that goes away. */
   killNode(): Promise<void>;
+  /** Stops the node and its browsers where they are (SIGSTOP), or lets them go on. */
+  freezeNode(frozen: boolean): void;
   close(): Promise<void>;
 };
 
@@ -201,5 +203,10 @@ export async function startSeleniumGrid(sessions = 4): Promise<SeleniumGrid> {
     await close();
     throw error;
   }
-  return { url, killNode: () => stopGroup(node), close };
+  return {
+    url,
+    killNode: () => stopGroup(node),
+    freezeNode: (frozen) => killGroup(node.child.pid!, frozen ? 'SIGSTOP' : 'SIGCONT'),
+    close,
+  };
 }

@@ -19,8 +19,15 @@ export type RemoteComputer = {
 
 /** A remote engine that runs browser computers: a Playwright server or a Selenium Grid 4 hub. */
 export interface RemoteBackend {
-  /** Starts one computer's browser context there. */
-  open(options: ComputerContextOptions & { storageState?: StorageState }): Promise<RemoteComputer>;
+  /**
+   * Starts one computer's browser context there. `onLost` is called when the backend shows that
+   * browser gone while the connection to it stays open (a Grid node that died: the hub keeps the
+   * CDP socket).
+   */
+  open(
+    options: ComputerContextOptions & { storageState?: StorageState },
+    onLost: () => void,
+  ): Promise<RemoteComputer>;
   /** Whether it answers now (a health check; never throws). */
   probe(): Promise<boolean>;
   /** Lets go of its connections (Benchtop shuts down). */

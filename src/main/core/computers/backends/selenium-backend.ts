@@ -24,11 +24,17 @@ export type SeleniumBackendOptions = {
 };
 
 /**
- * The Grid drops a session that had no WebDriver command for its node's --session-timeout
- * (300 s by default); driving over CDP sends none, so each computer's session is touched this
- * often.
+ * How often each computer's WebDriver session is checked. A node that died or froze leaves the
+ * hub's CDP socket open and the node listed for a minute or more; the hub answers for the
+ * session with an error (died) or not at all (froze). The check is also the WebDriver command
+ * that keeps the session alive: the Grid drops one that had none for its node's
+ * --session-timeout (300 s by default), and driving over CDP sends none.
  */
-const SESSION_TOUCH_MS = 60_000;
+const SESSION_CHECK_MS = 1000;
+/** How long a session check may take: the hub answers one in milliseconds, a dead node's in ~1 s. */
+const SESSION_CHECK_TIMEOUT_MS = 2000;
+/** Failed checks in a row after which a session's computer is lost. */
+const LOST_AFTER_FAILURES = 2;
 
 /**
  * A Selenium Grid 4 hub: each computer is a WebDriver session (a Chromium of its own on some
@@ -52,6 +58,7 @@ export class SeleniumBackend implements RemoteBackend {
 
   async open(
     options: ComputerContextOptions & { storageState?: StorageState },
+    onLost: () => void,
   ): Promise<RemoteComputer> {
     const session = await this.newSession();
     const gone = () => this.deleteSession(session.id);
@@ -62,8 +69,7 @@ export class SeleniumBackend implements RemoteBackend {
         ...(this.auth && { headers: { authorization: this.auth } }),
       });
       const fresh = await openContext(browser, options);
-      const touch = setInterval(() => void this.touch(session.id), SESSION_TOUCH_MS);
-      touch.unref();
+      const watch = this.watch(session.id, onLost);
       const connected = browser;
       return {
         fresh,
@@ -73,7 +79,7 @@ export class SeleniumBackend implements RemoteBackend {
           newContext: (next) => openContext(connected, next),
         },
         release: async () => {
-          clearInterval(touch);
+          watch.stop();
           // A hub that went silent never answers: the session is deleted all the same after.
           await Promise.race([
             connected.close().catch(() => {}),
@@ -144,10 +150,41 @@ export class SeleniumBackend implements RemoteBackend {
     return url.href;
   }
 
-  private async touch(id: string): Promise<void> {
-    await this.request(`session/${id}/timeouts`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
-      .then((response) => response.body?.cancel())
-      .catch(() => {});
+  /**
+   * Checks a session every SESSION_CHECK_MS with a cheap WebDriver command (its timeouts) until
+   * stopped, and calls `onLost` (once) when it fails LOST_AFTER_FAILURES times in a row (an
+   * error answer, or none in SESSION_CHECK_TIMEOUT_MS).
+   */
+  private watch(id: string, onLost: () => void): { stop(): void } {
+    let failures = 0;
+    let checking = false;
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+    const check = async () => {
+      if (checking) return;
+      checking = true;
+      try {
+        const response = await this.request(`session/${id}/timeouts`, {
+          signal: AbortSignal.timeout(SESSION_CHECK_TIMEOUT_MS),
+        });
+        await response.body?.cancel();
+        failures = response.ok ? 0 : failures + 1;
+      } catch {
+        failures++;
+      } finally {
+        checking = false;
+      }
+      if (failures === LOST_AFTER_FAILURES && !stopped) {
+        stop();
+        onLost();
+      }
+    };
+    const timer = setInterval(() => void check(), SESSION_CHECK_MS);
+    timer.unref();
+    return { stop };
   }
 
   private async deleteSession(id: string): Promise<void> {

@@ -127,9 +127,9 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     context: StartContext,
     storageState: StorageState | undefined,
   ): Promise<StartedComputer> {
-    const opened = await remote.open({ ...contextOptions, storageState });
     // Its context closing without close() means the backend or its connection went away.
     const lost = () => context.onCrash('backend_lost');
+    const opened = await remote.open({ ...contextOptions, storageState }, lost);
     placement.onLost = lost;
     const operator = new BrowserOperator(opened.fresh, {
       host: opened.contexts,
