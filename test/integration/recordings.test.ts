@@ -173,9 +173,11 @@ describe('a browser computer is recorded from creation to its end', () => {
 
   it('the video shows what a still page did by itself, to its DOM and to a canvas', async () => {
     // A page still for a while stops being captured until it changes: what it does then, with
-    // no action, is in the video all the same (what its DOM does at once, a canvas later).
+    // no action, is in the video all the same (what its DOM does at once, a canvas later). So
+    // does a page just looked at, whose capture rests from the screenshot on.
     const { id: page } = (await server.request('POST', '/computers', {})).body;
     await act(page, { type: 'navigate', url: `${fixtures.url}/by-itself.html` });
+    expect((await act(page, { type: 'screenshot' })).body.status).toBe('success');
     await new Promise((resolve) => setTimeout(resolve, 16_000));
     await server.request('DELETE', `/computers/${page}`);
     expect(await colorChanges(page)).toEqual(['white', 'green', 'white', 'blue']);

@@ -98,6 +98,8 @@ describe('keepOutOfActions', () => {
 describe('keepOutOfActions, taking screenshots as frames', () => {
   let activity: Activity;
   let runs: boolean[];
+  /** Whether each run came after a look (nothing done to the screen since a screenshot). */
+  let afterLooks: boolean[];
   let shown: string[];
   let stop: () => void;
 
@@ -105,10 +107,14 @@ describe('keepOutOfActions, taking screenshots as frames', () => {
     vi.useFakeTimers();
     activity = new Activity();
     runs = [];
+    afterLooks = [];
     shown = [];
     stop = keepOutOfActions(
       activity,
-      (run) => runs.push(run),
+      (run, afterLook) => {
+        runs.push(run);
+        if (run) afterLooks.push(afterLook === true);
+      },
       (png) => shown.push(png.toString()),
     );
   });
@@ -138,6 +144,19 @@ describe('keepOutOfActions, taking screenshots as frames', () => {
     expect(runs.filter(Boolean)).toHaveLength(0);
     vi.advanceTimersByTime(100);
     expect(runs.at(-1)).toBe(true);
+    // The screen is as the last screenshot showed it: the capture may rest until it changes.
+    expect(afterLooks).toEqual([true]);
+  });
+
+  it('runs the capture as after a look only while no action came since the screenshot', async () => {
+    const look = start(activity, 'screenshot');
+    activity.shown(Buffer.from('seen'));
+    await look();
+    vi.advanceTimersByTime(100);
+    await start(activity)();
+    vi.advanceTimersByTime(100);
+    // An action with no screenshot of its outcome: captured as usual.
+    expect(afterLooks).toEqual([true, false]);
   });
 
   it('does not capture a screenshot while it runs, however long it takes', async () => {

@@ -63,15 +63,18 @@ export class Activity {
  * With `onShown`, a screenshot of what the capture shows is given to it as its frame: it counts
  * as a capture (an agent that looks at the screen before each action has each outcome captured
  * that way, and a stream of such steps needs no capture between them), and a screenshot that
- * lasts long is not captured while it runs.
+ * lasts long is not captured while it runs. The capture then runs again `afterLook`: the screen
+ * is as that screenshot showed it, so far.
  */
 export function keepOutOfActions(
   activity: Activity,
-  run: (run: boolean) => void,
+  run: (run: boolean, afterLook?: boolean) => void,
   onShown?: (png: Buffer) => void,
 ): () => void {
   let timer: NodeJS.Timeout | undefined;
   let pausedAt: number | undefined;
+  /** Nothing was done to the screen since the last screenshot handed over. */
+  let looked = false;
   const later = (ms: number, then: () => void) => {
     clearTimeout(timer);
     timer = setTimeout(then, ms);
@@ -80,16 +83,18 @@ export function keepOutOfActions(
   const resume = () => {
     clearTimeout(timer);
     pausedAt = undefined;
-    run(true);
+    run(true, looked);
   };
   const unsubscribe = activity.subscribe((event) => {
     if (event.type === 'shown') {
       if (!onShown) return;
       // The screen is captured as of now: the longest gap counts from here.
       if (pausedAt !== undefined) pausedAt = Date.now();
+      looked = true;
       onShown(event.png);
     } else if (event.type === 'busy') {
       pausedAt ??= Date.now();
+      if (event.work === 'action') looked = false;
       run(false);
       if (event.work === 'screenshot' && onShown) clearTimeout(timer);
       else later(LONG_ACTION_MS, resume);

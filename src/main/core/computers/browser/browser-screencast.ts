@@ -1,4 +1,5 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { Pacer } from '../pacer.js';
 import { keepOutOfActions, type Activity } from '../activity.js';
 import { jpegOfPng, jpegSize, type CaptureOptions, type FrameSink } from '../operator.js';
 
@@ -128,6 +129,19 @@ export async function startBrowserCapture(
     lastFrameAt = Date.now();
     sync();
   };
+  /**
+   * The page was just looked at (a screenshot became its frame): still as of that look, so no
+   * screencast runs until the page hints at a change, an action comes, or a probe finds one.
+   * Starting one would make Chromium encode a full frame of what the screenshot showed (an
+   * agent waiting on its model paid that at every step).
+   */
+  const rest = () => {
+    still = true;
+    probing = false;
+    stillLook = undefined;
+    lastProbeAt = Date.now();
+    sync();
+  };
   /** A still page's look: the first one is kept; one that differs from it wakes the capture. */
   const looked = (data: string) => {
     probing = false;
@@ -164,6 +178,9 @@ export async function startBrowserCapture(
         return;
       }
       lastFrameAt = Date.now();
+      // Newer than any screenshot taken as a frame, or waiting to be.
+      lastShown = undefined;
+      shown.drop();
       const jpeg = Buffer.from(data, 'base64');
       onFrame({ jpeg, ...jpegSize(jpeg), tabId: target.tabId });
     });
@@ -200,30 +217,37 @@ export async function startBrowserCapture(
     }
   };
 
-  /** A screenshot of the main tab, taken between actions: a frame, encoded as the capture's. */
-  const shown = (png: Buffer) => {
+  /**
+   * Screenshots of the main tab taken between actions become frames, encoded as the capture's,
+   * at most options.fps a second, the latest first (viewers get frames paced so anyway, and an
+   * agent looking 20 times a second paid a JPEG for each). One that shows what the last frame
+   * showed adds nothing to the video.
+   */
+  let lastShown: Buffer | undefined;
+  const shown = new Pacer(1000 / options.fps, ({ png, at }: { png: Buffer; at: number }) => {
     const tabId = current?.target.tabId;
     if (stopped || tabId === undefined) return;
-    const at = Date.now();
+    lastFrameAt = at;
+    if (lastShown?.equals(png)) return;
+    lastShown = png;
     void jpegOfPng(png, options).then(
       (jpeg) => {
-        if (stopped) return;
-        lastFrameAt = at;
-        onFrame({ jpeg, ...jpegSize(jpeg), tabId });
+        if (!stopped) onFrame({ jpeg, ...jpegSize(jpeg), tabId });
       },
       () => {},
     );
-  };
+  });
   const unsubscribe = watchStill
     ? keepOutOfActions(
         activity,
-        (run) => {
+        (run, afterLook) => {
           if (run === running || stopped) return;
           running = run;
-          if (run) awake();
-          else sync();
+          if (!run) sync();
+          else if (afterLook) rest();
+          else awake();
         },
-        shown,
+        (png) => shown.push({ png, at: Date.now() }),
       )
     : () => {};
 
@@ -247,6 +271,7 @@ export async function startBrowserCapture(
   return async () => {
     stopped = true;
     unsubscribe();
+    shown.stop();
     clearInterval(timer);
     clearInterval(stillness);
     await stopCurrent();
