@@ -271,6 +271,37 @@ describe('sessions and the live view', () => {
     expect(await address.inputValue()).toBe(`${fixtures.url}/actions.html`);
   });
 
+  it('leaves the address alone while a person is in it, even when the tabs are listed then', async () => {
+    const page = await open();
+    // The live view, loaded afresh (no screen listed the tabs before it), has its first listing
+    // of the tabs held until the person is in the address field.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/computers\/[^/]+\/tabs$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.evaluate((hash) => (location.hash = hash), `#/computers/${computerId}`);
+    await page.reload();
+    const address = page.getByLabel('Address');
+    await address.click();
+    expect(await address.inputValue()).toBe('');
+    release();
+    await page.getByRole('button', { name: /^Switch to tab / }).waitFor();
+    await page.keyboard.type(`${fixtures.url}/colors.html`);
+    expect(await address.inputValue()).toBe(`${fixtures.url}/colors.html`);
+    await address.press('Escape');
+    const where = await address.inputValue();
+    // In the field, untouched, while the tab navigates: it shows where the tab is once left.
+    await server.request('POST', `/computers/${computerId}/navigate`, {
+      url: `${fixtures.url}/product.html`,
+    });
+    await page.getByRole('button', { name: 'Switch to tab Product' }).waitFor();
+    expect(await address.inputValue()).toBe(where);
+    await address.blur();
+    expect(await address.inputValue()).toBe(`${fixtures.url}/product.html`);
+  });
+
   it('marks an agent task driving, and a person taking over pauses it until handed back', async () => {
     await server.request('POST', `/computers/${computerId}/navigate`, {
       url: `${fixtures.url}/actions.html`,

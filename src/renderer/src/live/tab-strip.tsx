@@ -86,12 +86,16 @@ export function TabStrip({ computerId, beforeAction }: Props) {
 function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise<unknown> }) {
   const [value, setValue] = useState(url);
   const { busy, error, run } = useApiAction();
-  // What the person typed and has not sent yet. Not whether the field has the focus: a click on
+  // What the person typed and has not sent yet, kept when the field loses the focus: a click on
   // Go takes it away before the form is sent, and a URL arriving then would replace the address.
   const edited = useRef(false);
+  // The field has the focus: the person may be about to type over what it shows. Replacing it
+  // then moved the caret to the end of the new value, and what they typed was added to it
+  // ("about:blankhttp://…" when the tabs were listed as they began).
+  const focused = useRef(false);
   // The tab navigated: show where it is now, unless the person is writing an address.
   useEffect(() => {
-    if (!edited.current) setValue(url);
+    if (!edited.current && !focused.current) setValue(url);
   }, [url]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -110,6 +114,12 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
           onChange={(event) => {
             edited.current = true;
             setValue(event.target.value);
+          }}
+          onFocus={() => (focused.current = true)}
+          // Left unedited: where the tab is now.
+          onBlur={() => {
+            focused.current = false;
+            if (!edited.current) setValue(url);
           }}
           // As in a browser, Escape gives the field back to the tab's address.
           onKeyDown={(event) => {
