@@ -189,3 +189,23 @@ describe('a warm-pool refill that Chromium never answers', () => {
     await closed;
   });
 });
+
+describe('a warm pool of two', () => {
+  it('refills by itself after computers took one or all of its contexts', async () => {
+    const pool = new BrowserHost({ executable_path: null, headless: true, warm_pool: 2 });
+    onTestFinished(() => pool.close());
+    const browser = await pool.launch();
+    pool.prewarm();
+    await pool.whenWarm();
+    expect(browser.contexts()).toHaveLength(2);
+    // One taken, one still ready: the refill comes after the new computer's first moments.
+    const first = await pool.acquire(POOL_SHAPE);
+    await eventually(() => browser.contexts().length === 3, 10_000);
+    // Both taken: the pool fills again without anyone waiting for it.
+    const [second, third] = [await pool.acquire(POOL_SHAPE), await pool.acquire(POOL_SHAPE)];
+    await eventually(() => browser.contexts().length === 5, 10_000);
+    for (const fresh of [first, second, third]) {
+      expect(await fresh.page.evaluate(() => 2 + 2)).toBe(4);
+    }
+  });
+});
