@@ -157,13 +157,27 @@ export async function startBrowserCapture(
     current = undefined;
     casting = undefined;
     if (!previous) return;
+    previous.target.page.off('domcontentloaded', renew);
     await previous.session.send('Page.stopScreencast').catch(() => {});
     await previous.session.detach().catch(() => {});
+  };
+  /**
+   * A screencast started as the tab's document was being replaced sometimes sends its first frame
+   * and then none (Chromium; about 1 start in 3 right before a setContent, 1 in 20 before a
+   * navigation, here): a person who opened the live view as the agent navigated saw a still
+   * picture. It is started again once each new document of the tab has loaded.
+   */
+  const renew = () => {
+    const session = current?.session;
+    if (!session || casting !== 'full') return;
+    session.send('Page.stopScreencast').catch(() => {});
+    screencast(session, 'full').catch(() => {});
   };
   const startOn = async (target: Target) => {
     const session = await context().newCDPSession(target.page);
     const started = { target, session };
     current = started;
+    target.page.on('domcontentloaded', renew);
     still = false;
     probing = false;
     stillLook = undefined;
@@ -198,6 +212,7 @@ export async function startBrowserCapture(
     } catch (error) {
       // Refused while the page was being replaced (a capture started with the computer races its
       // first navigation): forgotten, so the next look at the main tab starts it again.
+      target.page.off('domcontentloaded', renew);
       if (current === started) current = undefined;
       await session.detach().catch(() => {});
       throw error;
