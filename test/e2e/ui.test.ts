@@ -290,16 +290,25 @@ describe('sessions and the live view', () => {
     await page.getByRole('button', { name: /^Switch to tab / }).waitFor();
     await page.keyboard.type(`${fixtures.url}/colors.html`);
     expect(await address.inputValue()).toBe(`${fixtures.url}/colors.html`);
-    await address.press('Escape');
-    const where = await address.inputValue();
-    // In the field, untouched, while the tab navigates: it shows where the tab is once left.
-    await server.request('POST', `/computers/${computerId}/navigate`, {
-      url: `${fixtures.url}/product.html`,
-    });
+    const navigate = (name: string) =>
+      server.request('POST', `/computers/${computerId}/navigate`, {
+        url: `${fixtures.url}/${name}`,
+      });
+    // Sent with Enter, the field keeps the focus, and shows where the tab goes from then on.
+    await address.press('Enter');
+    await page.getByRole('button', { name: 'Switch to tab Colors' }).waitFor();
+    await navigate('product.html');
     await page.getByRole('button', { name: 'Switch to tab Product' }).waitFor();
-    expect(await address.inputValue()).toBe(where);
+    await eventually(async () => (await address.inputValue()).endsWith('/product.html'));
+    // Clicked into again and left untouched while the tab navigates: it shows where the tab is
+    // once left.
     await address.blur();
+    await address.click();
+    await navigate('actions.html');
+    await page.getByRole('button', { name: 'Switch to tab Actions fixture' }).waitFor();
     expect(await address.inputValue()).toBe(`${fixtures.url}/product.html`);
+    await address.blur();
+    expect(await address.inputValue()).toBe(`${fixtures.url}/actions.html`);
   });
 
   it('marks an agent task driving, and a person taking over pauses it until handed back', async () => {

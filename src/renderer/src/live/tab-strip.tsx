@@ -100,6 +100,8 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
   const submit = (event: FormEvent) => {
     event.preventDefault();
     edited.current = false;
+    // Sent with Enter, the field keeps the focus: where the tab goes shows all the same.
+    focused.current = false;
     return run(() => onGo(value.trim()));
   };
   return (
