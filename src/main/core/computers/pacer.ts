@@ -1,10 +1,12 @@
 /**
  * Hands values to `take` at most once per `intervalMs`: one that comes sooner waits for its turn,
- * replaced by any newer one, so the latest always arrives. For work worth doing only as often as
- * its result is used (a frame made of every screenshot, for a video of a few frames a second).
+ * replaced by any newer one, so the latest always arrives: frames to a viewer at its rate, and
+ * frames made of screenshots for a video of a few a second (work worth doing only as often as
+ * its result is used).
  */
 export class Pacer<T> {
-  private lastAt = -Infinity;
+  /** When the next value may be taken: an ideal cadence, so timer lateness does not add up. */
+  private nextAt = 0;
   private waiting: { value: T } | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -14,15 +16,21 @@ export class Pacer<T> {
   ) {}
 
   push(value: T): void {
-    const wait = this.lastAt + this.intervalMs - Date.now();
-    if (wait <= 0) return this.send(value);
+    const now = Date.now();
+    if (now >= this.nextAt) {
+      // On schedule (or less than an interval late): keep the cadence; after a pause, afresh.
+      this.nextAt =
+        this.nextAt + this.intervalMs > now ? this.nextAt + this.intervalMs : now + this.intervalMs;
+      this.take(value);
+      return;
+    }
     this.waiting = { value };
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       const next = this.waiting;
       this.waiting = undefined;
-      if (next) this.send(next.value);
-    }, wait);
+      if (next) this.push(next.value);
+    }, this.nextAt - now);
     this.timer.unref();
   }
 
@@ -35,10 +43,5 @@ export class Pacer<T> {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.waiting = undefined;
-  }
-
-  private send(value: T): void {
-    this.lastAt = Date.now();
-    this.take(value);
   }
 }

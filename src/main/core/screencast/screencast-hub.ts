@@ -1,5 +1,6 @@
 import type { ComputerSession } from '../computers/computer-session.js';
 import type { CaptureOptions, Frame, Operator } from '../computers/operator.js';
+import { Pacer } from '../computers/pacer.js';
 
 /** What the hub needs of a computer: its id, its capture, and touch() (watching counts as use). */
 export type Watched = Pick<ComputerSession, 'id' | 'touch'> & {
@@ -38,10 +39,8 @@ type Delivery = { frame: Frame; number: number; at: number; event?: FrameEvent }
 
 type ViewerState = {
   viewer: Viewer;
-  /** When this viewer may get its next frame: an ideal cadence, so timer lateness does not add up. */
-  nextAt: number;
-  pending?: Delivery;
-  timer?: NodeJS.Timeout;
+  /** At most `fps` frames a second; a frame that comes too soon waits, replaced by newer ones. */
+  pacer: Pacer<Delivery>;
 };
 
 type Capture = {
@@ -80,7 +79,10 @@ export class ScreencastHub {
 
   /** Starts delivering frames to a viewer; the returned function stops (and the capture with the last viewer). */
   watch(session: Watched, viewer: Viewer): () => void {
-    const state: ViewerState = { viewer, nextAt: 0 };
+    const state: ViewerState = {
+      viewer,
+      pacer: new Pacer(1000 / viewer.fps, (delivery) => this.send(viewer, delivery)),
+    };
     let capture = this.captures.get(session.id);
     // A capture between actions (the recorder's alone) may not have the screen as it is now.
     let stale = false;
@@ -97,10 +99,10 @@ export class ScreencastHub {
     // first frame, which comes at once, is the screen as it is.
     const last = capture.last;
     if (last && !stale && (!viewer.maxWidth || last.frame.width <= viewer.maxWidth))
-      this.deliver(state, last);
+      state.pacer.push(last);
     const current = capture;
     return () => {
-      clearTimeout(state.timer);
+      state.pacer.stop();
       current.viewers.delete(state);
       if (this.captures.get(session.id) !== current) return;
       if (current.viewers.size === 0) {
@@ -154,7 +156,7 @@ export class ScreencastHub {
   private async halt(capture: Capture, final = true): Promise<void> {
     const stop = await capture.stop;
     await stop?.().catch(() => {});
-    if (final) for (const state of capture.viewers) clearTimeout(state.timer);
+    if (final) for (const state of capture.viewers) state.pacer.stop();
   }
 
   private fanOut(capture: Capture, frame: Frame): void {
@@ -163,7 +165,7 @@ export class ScreencastHub {
     capture.last = delivery;
     // Someone watching is using the computer; the recorder alone is not.
     if ([...capture.viewers].some((state) => !state.viewer.passive)) capture.session.touch();
-    for (const state of capture.viewers) this.deliver(state, delivery);
+    for (const state of capture.viewers) state.pacer.push(delivery);
   }
 
   private send(viewer: Viewer, delivery: Delivery): void {
@@ -181,25 +183,6 @@ export class ScreencastHub {
       },
     };
     viewer.onFrame(delivery.event);
-  }
-
-  /** At most `fps` frames a second per viewer; a frame that comes too soon waits, replaced by newer ones. */
-  private deliver(state: ViewerState, delivery: Delivery): void {
-    const interval = 1000 / state.viewer.fps;
-    const now = Date.now();
-    if (now >= state.nextAt) {
-      // On schedule (or less than a frame late): keep the cadence; after a pause, start afresh.
-      state.nextAt = state.nextAt + interval > now ? state.nextAt + interval : now + interval;
-      this.send(state.viewer, delivery);
-      return;
-    }
-    state.pending = delivery;
-    state.timer ??= setTimeout(() => {
-      state.timer = undefined;
-      const pending = state.pending;
-      state.pending = undefined;
-      if (pending) this.deliver(state, pending);
-    }, state.nextAt - now);
   }
 
   async close(): Promise<void> {
