@@ -44,6 +44,12 @@ function jpeg([r, g, b]: Rgb, width = 320, height = 240): Promise<Buffer> {
     .toBuffer();
 }
 
+function png([r, g, b]: Rgb, width = 320, height = 240): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+    .png()
+    .toBuffer();
+}
+
 function open(dir: string, options: { segmentFrames?: number; ffmpeg?: string } = {}) {
   return VideoTrack.open(dir, {
     startedAt: T,
@@ -130,6 +136,49 @@ describe('the video track of a recording', () => {
     expect(track.frames).toBe(3);
     expect(await track.finish(T + 9000, [])).toBe(video);
     expect(await track.render(T + 9000, [])).toBe(video);
+  });
+
+  it('keeps screenshots’ PNG frames as they came and encodes them among the JPEG ones', async () => {
+    const dir = await folder();
+    const track = await open(dir, { segmentFrames: 3 });
+    const frames: [Rgb, 'png' | 'jpeg'][] = [
+      [RED, 'png'],
+      [GREEN, 'jpeg'],
+      [BLUE, 'png'],
+      [WHITE, 'png'],
+      [RED, 'jpeg'],
+    ];
+    for (const [i, [color, format]] of frames.entries()) {
+      track.add(await (format === 'png' ? png : jpeg)(color), 320, 240, T + 500 * i);
+    }
+    await track.settled();
+    // Frames 0–2 are a segment; 3 and 4 wait, each in its own format.
+    expect(readdirSync(join(dir, 'segments'))).toEqual(['0.webm']);
+    expect(readdirSync(join(dir, 'frames')).sort()).toEqual(['3.png', '4.jpg']);
+    const index = readFileSync(join(dir, 'frames.ndjson'), 'utf8').trim().split('\n');
+    expect(index.map((line) => (JSON.parse(line) as { png?: true }).png ?? false)).toEqual([
+      true,
+      false,
+      true,
+      true,
+      false,
+    ]);
+
+    const partial = await track.render(T + 2500, []);
+    expectColor(await colorAt(partial!, 1700, 160, 120), WHITE);
+    // Reopened (as after a kill), the PNG frame is found again.
+    const again = await open(dir, { segmentFrames: 3 });
+    expect(again.frames).toBe(5);
+    again.add(await png(GREEN), 320, 240, T + 2600);
+    const video = await again.finish(T + 3000, []);
+    expect((await probe(video!)).frames.map((frame) => frame.at)).toEqual([
+      0, 500, 1000, 1500, 2000, 2600, 3000,
+    ]);
+    for (const [i, [color]] of frames.entries()) {
+      expectColor(await colorAt(video!, 500 * i + 100, 160, 120), color);
+    }
+    expectColor(await colorAt(video!, 2800, 160, 120), GREEN);
+    expect(readdirSync(dir).sort()).toEqual(['frames.ndjson', 'video.webm']);
   });
 
   it('writes one chapter per action at its time, each until the next', async () => {

@@ -11,6 +11,8 @@ import {
 type FakeCapture = {
   options: CaptureOptions;
   frame(n: number): void;
+  /** A screenshot's PNG as a frame (what a capture for the recorder alone sends after a look). */
+  png(n: number): void;
   cursor(x: number, y: number): void;
   /** Resolves when the hub stops this capture. */
   stopped: Promise<void>;
@@ -49,6 +51,7 @@ class FakeComputer implements Watched {
       this.captures.push({
         options,
         frame: (n) => onFrame({ jpeg: Buffer.from([n]), width: 100, height: 50, tabId: `${n}` }),
+        png: (n) => onFrame({ png: Buffer.from([n]), width: 100, height: 50, tabId: `${n}` }),
         cursor: (x, y) => onCursor({ x, y }),
         stopped,
         isStopped: () => done,
@@ -69,8 +72,8 @@ class FakeComputer implements Watched {
 }
 
 /** A passive viewer like the flight recorder's (5 frames/s, quality 60), keeping nothing. */
-function recorder(onJpeg: Viewer['onJpeg'] = () => {}): Viewer {
-  return { fps: 5, quality: 60, passive: true, onJpeg, onCursor: () => {} };
+function recorder(onPicture: Viewer['onPicture'] = () => {}): Viewer {
+  return { fps: 5, quality: 60, passive: true, onPicture, onCursor: () => {} };
 }
 
 /** A viewer that records the numbers of the frames it got. */
@@ -148,7 +151,7 @@ describe('ScreencastHub', () => {
     const jpegs: number[] = [];
     hub.watch(
       computer,
-      recorder((frame) => jpegs.push(frame.jpeg[0]!)),
+      recorder((frame) => jpegs.push(frame.jpeg![0]!)),
     );
     expect(hub.viewers('comp_a')).toBe(0);
     expect(hub.capturing('comp_a')).toBe(true);
@@ -159,6 +162,26 @@ describe('ScreencastHub', () => {
     hub.watch(computer, viewer(10));
     computer.capture.frame(5);
     expect(computer.touches).toBe(1);
+  });
+
+  it('gives a PNG frame to the passive viewer as it came, and never puts one on a person’s wire', () => {
+    const computer = new FakeComputer('comp_a');
+    const pictures: Frame[] = [];
+    hub.watch(
+      computer,
+      recorder((frame) => pictures.push(frame)),
+    );
+    const person = viewer(10);
+    hub.watch(computer, person);
+    computer.capture.png(7);
+    vi.advanceTimersByTime(200);
+    computer.capture.frame(8);
+    vi.advanceTimersByTime(200);
+    expect(pictures.map((frame) => [frame.png?.[0], frame.jpeg?.[0]])).toEqual([
+      [7, undefined],
+      [undefined, 8],
+    ]);
+    expect(person.frames).toEqual([8]);
   });
 
   it('captures what the people watching ask for, and only the passive viewer’s rate once they left', () => {

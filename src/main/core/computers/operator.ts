@@ -17,7 +17,15 @@ export type CaptureOptions = {
    */
   betweenActions?: boolean;
 };
-export type Frame = { jpeg: Buffer; width: number; height: number; tabId?: string };
+/**
+ * A frame of a capture: a JPEG, as viewers get it; or, from a capture between actions (the
+ * recorder alone), a screenshot's PNG as it was taken: the video turns it into a JPEG only if it
+ * is ever encoded (most recordings are never watched, and the conversion cost an agent's step
+ * ~10 ms of CPU).
+ */
+export type Frame = { width: number; height: number; tabId?: string } & (
+  { jpeg: Buffer; png?: never } | { png: Buffer; jpeg?: never }
+);
 export type FrameSink = (frame: Frame) => void;
 export type CursorSink = (position: { x: number; y: number }) => void;
 

@@ -16,7 +16,7 @@ import { invalidRequest, notFound } from '../errors.js';
 import type { ScreencastHub, Watched } from '../screencast/screencast-hub.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../store/private-files.js';
 import type { Writable } from 'node:stream';
-import { jpegOfPng, pngSize } from '../computers/operator.js';
+import { pngSize } from '../computers/operator.js';
 import type { ComputerSession } from '../computers/computer-session.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { recoverTrace } from '../computers/browser/browser-trace.js';
@@ -83,6 +83,8 @@ type Active = {
   later: Promise<void>[];
   /** Events not yet written (see write). */
   queued: RecordedEvent[];
+  /** Folders made in the recording so far: one mkdir each, not one per screenshot or model call. */
+  folders: Set<string>;
 };
 
 /**
@@ -167,6 +169,7 @@ export class Recorder {
       looking: new Set(),
       later: [],
       queued: [],
+      folders: new Set(),
       video: VideoTrack.open(dir, { startedAt, ffmpeg: this.ffmpeg }).catch((error: unknown) => {
         this.deps.log?.(`recording ${computer.id}: no video (${String(error)})`);
         return undefined;
@@ -209,12 +212,12 @@ export class Recorder {
     active.stopWatching = this.deps.screencasts.watch(session, {
       ...RECORDER_VIEW,
       passive: true,
-      onJpeg: (frame) => {
+      onPicture: (frame) => {
         frames += 1;
         active.lastAt = Date.now();
         active.framedAt = active.lastAt;
         void active.video.then((video) =>
-          video?.add(frame.jpeg, frame.width, frame.height, active.lastAt),
+          video?.add(frame.jpeg ?? frame.png, frame.width, frame.height, active.lastAt),
         );
       },
       onCursor: () => {},
@@ -258,7 +261,7 @@ export class Recorder {
       const png = await look.png;
       if (!png) return;
       const { width, height } = pngSize(png);
-      video.add(await jpegOfPng(png, RECORDER_VIEW), width, height, look.at);
+      video.add(png, width, height, look.at);
     })().catch(() => {});
   }
 
@@ -287,8 +290,7 @@ export class Recorder {
     const active = this.active.get(computerId);
     if (!active) return;
     const { acted } = active;
-    const folder = join(active.dir, FILE_NAMES.screenshots);
-    await mkdir(folder, { recursive: true, mode: PRIVATE_DIR });
+    const folder = await made(active, join(active.dir, FILE_NAMES.screenshots));
     // A hard link costs nothing; the screenshot store may delete its name, the data stays.
     const kept = join(folder, basename(file));
     const linked = await link(file, kept).then(
@@ -325,7 +327,7 @@ export class Recorder {
     const active = this.active.get(call.computerId);
     if (!active) return;
     const folder = join(active.dir, FILE_NAMES.model, call.taskId);
-    await mkdir(join(folder, 'images'), { recursive: true, mode: PRIVATE_DIR });
+    await made(active, join(folder, 'images'));
     const name = String(call.step).padStart(3, '0');
     const images: Array<Promise<void>> = [];
     let count = 0;
@@ -801,4 +803,13 @@ async function unencodedBytes(dir: string): Promise<number | undefined> {
   const frames = await sizeOfFile(join(dir, 'frames.ndjson'));
   if (!frames) return undefined;
   return (await sizeOf(join(dir, 'frames'))) + (await sizeOf(join(dir, 'segments')));
+}
+
+/** Makes a folder of an active recording once; its path. */
+async function made(active: Active, folder: string): Promise<string> {
+  if (!active.folders.has(folder)) {
+    await mkdir(folder, { recursive: true, mode: PRIVATE_DIR });
+    active.folders.add(folder);
+  }
+  return folder;
 }

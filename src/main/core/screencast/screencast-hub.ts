@@ -29,8 +29,11 @@ export type Viewer = {
   passive?: boolean;
   /** Each frame as the screencast route sends it (base64 made once per frame, only if asked). */
   onFrame?(event: FrameEvent): void;
-  /** Each frame's JPEG bytes as they came. */
-  onJpeg?(frame: Frame): void;
+  /**
+   * Each frame as it came: a JPEG, or (from a capture for passive viewers alone) a screenshot's
+   * PNG. Only this viewer kind may get PNG frames.
+   */
+  onPicture?(frame: Frame): void;
   onCursor(position: { x: number; y: number }): void;
 };
 
@@ -169,9 +172,11 @@ export class ScreencastHub {
   }
 
   private send(viewer: Viewer, delivery: Delivery): void {
-    viewer.onJpeg?.(delivery.frame);
-    if (!viewer.onFrame) return;
+    viewer.onPicture?.(delivery.frame);
     const { frame } = delivery;
+    // The wire form is JPEG. A PNG frame comes only from a capture for the recorder alone, which
+    // restarts before a person's viewer gets a frame; should one come through, it is not sent.
+    if (!viewer.onFrame || !frame.jpeg) return;
     delivery.event ??= {
       image_data: frame.jpeg.toString('base64'),
       metadata: {

@@ -5,6 +5,12 @@ import { makeDirectory } from '../storage-errors.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../store/private-files.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+/**
+ * The newest screenshots stored are kept in memory too, this many across all computers: a task
+ * reads its look back at once (the model's input, the stall check), and ten tasks at once paid
+ * two file reads a step for bytes they had just written.
+ */
+const RECENT = 16;
 const COMPUTER = /^comp_[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -18,6 +24,8 @@ export class ScreenshotStore {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Each computer's stored files, oldest first. */
   private readonly files = new Map<string, string[]>();
+  /** The newest files' bytes, oldest first. */
+  private readonly recent = new Map<string, Buffer>();
   /** Told of every file stored (the flight recorder keeps a link to it). */
   onSaved: ((computerId: string, file: string) => void) | undefined;
 
@@ -46,10 +54,13 @@ export class ScreenshotStore {
       await writeFile(file, png, { mode: PRIVATE_FILE });
     });
     this.onSaved?.(computerId, file);
+    this.recent.set(file, png);
+    if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value!);
     const files = this.files.get(computerId) ?? [];
     files.push(file);
     this.files.set(computerId, files);
     const over = files.splice(0, Math.max(0, files.length - this.perComputer()));
+    for (const old of over) this.recent.delete(old);
     await Promise.all(over.map((old) => rm(old, { force: true }).catch(() => {})));
     return `/screenshots/${computerId}/${token}.png`;
   }
@@ -58,13 +69,15 @@ export class ScreenshotStore {
   async read(computerId: string, file: string): Promise<Buffer | undefined> {
     const token = file.endsWith('.png') ? file.slice(0, -4) : '';
     if (!COMPUTER.test(computerId) || !TOKEN.test(token)) return undefined;
-    return readFile(join(this.dir, computerId, `${token}.png`)).catch(() => undefined);
+    const path = join(this.dir, computerId, `${token}.png`);
+    return this.recent.get(path) ?? readFile(path).catch(() => undefined);
   }
 
   /** Deletes a computer's screenshots after the grace period. */
   release(computerId: string, afterMs: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
+      for (const file of this.files.get(computerId) ?? []) this.recent.delete(file);
       this.files.delete(computerId);
       void rm(join(this.dir, computerId), { recursive: true, force: true });
     }, afterMs);
@@ -75,5 +88,6 @@ export class ScreenshotStore {
   close(): void {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.recent.clear();
   }
 }

@@ -1,7 +1,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { Pacer } from '../pacer.js';
 import { keepOutOfActions, type Activity } from '../activity.js';
-import { jpegOfPng, jpegSize, type CaptureOptions, type FrameSink } from '../operator.js';
+import { jpegOfPng, jpegSize, pngSize, type CaptureOptions, type FrameSink } from '../operator.js';
 
 /** How often the capture checks whether another tab became the main one. */
 const FOLLOW_MAIN_MS = 250;
@@ -64,9 +64,9 @@ type Target = { page: Page; tabId: string };
  * sends the screen as it is, so each action's outcome is captured once, after it, instead of
  * Chromium encoding a frame for every key typed (that doubled what typing cost). A long action,
  * or a stream of actions with no pause, is captured all the same (see keepOutOfActions). A
- * screenshot of the main tab is itself such a capture: it becomes a frame (encoded here, which
- * costs less than a screencast start), so an agent that looks before each action needs no start
- * between its steps.
+ * screenshot of the main tab is itself such a capture: it becomes a frame as the PNG it is
+ * (nothing to encode), so an agent that looks before each action needs no start between its
+ * steps.
  *
  * Between actions it also stops on a page that has been still for STILL_MS: a running
  * screencast keeps the page's compositor producing frames for it even when nothing changes
@@ -233,10 +233,10 @@ export async function startBrowserCapture(
   };
 
   /**
-   * Screenshots of the main tab taken between actions become frames, encoded as the capture's,
-   * at most options.fps a second, the latest first (viewers get frames paced so anyway, and an
-   * agent looking 20 times a second paid a JPEG for each). One that shows what the last frame
-   * showed adds nothing to the video.
+   * Screenshots of the main tab taken between actions become frames as they are (PNG: only the
+   * recorder gets these, and its video converts them if it is ever encoded), at most
+   * options.fps a second, the latest first. One that shows what the last frame showed adds
+   * nothing to the video. A capture asked for narrower frames gets them encoded here.
    */
   let lastShown: Buffer | undefined;
   const shown = new Pacer(1000 / options.fps, ({ png, at }: { png: Buffer; at: number }) => {
@@ -245,6 +245,11 @@ export async function startBrowserCapture(
     lastFrameAt = at;
     if (lastShown?.equals(png)) return;
     lastShown = png;
+    const size = pngSize(png);
+    if (!options.maxWidth || size.width <= options.maxWidth) {
+      onFrame({ png, ...size, tabId });
+      return;
+    }
     void jpegOfPng(png, options).then(
       (jpeg) => {
         if (!stopped) onFrame({ jpeg, ...jpegSize(jpeg), tabId });

@@ -9,13 +9,19 @@ const FrameEntry = z.object({
   at: z.number(),
   w: z.number().int().positive(),
   h: z.number().int().positive(),
+  /** Its picture is a PNG (a screenshot kept as it was taken); else a JPEG. */
+  png: z.literal(true).optional(),
 });
-/** One frame: its sequence number, when the screen looked like it (epoch ms), and its size. */
+/**
+ * One frame: its sequence number, when the screen looked like it (epoch ms), its size, and
+ * whether its picture is a PNG.
+ */
 export type FrameRecord = z.infer<typeof FrameEntry>;
 
 /**
- * Frames waiting to be written, at most (≈2 MB at 1280×720): past it, when the disk cannot keep
- * up, the newest frame takes the place of the last waiting one.
+ * Frames waiting to be written, at most (≈2 MB of JPEGs at 1280×720, a few times that for
+ * screenshots of busy pages): past it, when the disk cannot keep up, the newest frame takes the
+ * place of the last waiting one.
  */
 const MAX_WAITING = 60;
 
@@ -32,12 +38,13 @@ export type FrameHistory = {
 type Listener = (frame: FrameRecord) => void;
 
 /**
- * A recording's frames as they came: `frames/<n>.jpg`, and a line of `frames.ndjson` each
- * (`{"n","at","w","h"}`) appended once the picture is complete, so that every frame listed is a
- * frame kept whenever the process is killed. Frames are written in order, in the background.
+ * A recording's frames as they came: `frames/<n>.jpg` (or `.png`), and a line of `frames.ndjson`
+ * each (`{"n","at","w","h"}`, `"png":true` for a PNG) appended once the picture is complete, so
+ * that every frame listed is a frame kept whenever the process is killed. Frames are written in
+ * order, in the background.
  */
 export class FrameLog {
-  private readonly waiting: { frame: FrameRecord; jpeg: Buffer }[] = [];
+  private readonly waiting: { frame: FrameRecord; picture: Buffer }[] = [];
   private writing: Promise<void> | undefined;
   private folderMade = false;
 
@@ -63,12 +70,12 @@ export class FrameLog {
     const index = join(dir, 'frames.ndjson');
     const frames = await readLog(index, FrameEntry);
     const indexBytes = (await stat(index).catch(() => undefined))?.size ?? 0;
-    const listed = new Set(frames.filter((frame) => frame.n >= keepFrom).map((frame) => frame.n));
+    const listed = new Set(frames.filter((frame) => frame.n >= keepFrom).map(fileName));
     const sizes = new Map<number, number>();
     for (const name of await readdir(join(dir, 'frames')).catch(() => [])) {
-      const n = /^(\d+)\.jpg$/.exec(name)?.[1];
+      const n = /^(\d+)\.(jpg|png)$/.exec(name)?.[1];
       const file = join(dir, 'frames', name);
-      if (n !== undefined && listed.has(Number(n))) {
+      if (n !== undefined && listed.has(name)) {
         sizes.set(Number(n), (await stat(file)).size);
       } else {
         await rm(file, { force: true, recursive: true });
@@ -94,23 +101,25 @@ export class FrameLog {
     return total;
   }
 
-  path(n: number): string {
-    return join(this.dir, 'frames', `${n}.jpg`);
+  /** Where a frame's picture is. */
+  path(frame: FrameRecord): string {
+    return join(this.dir, 'frames', fileName(frame));
   }
 
   /**
-   * Queues a frame to be written; true when it took the place of a waiting one (the disk is
-   * behind), so the number of frames kept did not grow.
+   * Queues a frame to be written (its picture a JPEG, or a PNG as `frame.png` says); true when
+   * it took the place of a waiting one (the disk is behind), so the number of frames kept did
+   * not grow.
    */
-  add(jpeg: Buffer, frame: Omit<FrameRecord, 'n'>): boolean {
+  add(picture: Buffer, frame: Omit<FrameRecord, 'n'>): boolean {
     if (this.waiting.length >= MAX_WAITING) {
       // The first waiting frame may be being written: the last one is replaced (MAX_WAITING > 1).
       const last = this.waiting[this.waiting.length - 1]!;
       last.frame = { ...frame, n: last.frame.n };
-      last.jpeg = jpeg;
+      last.picture = picture;
       return true;
     }
-    this.waiting.push({ frame: { ...frame, n: this.next++ }, jpeg });
+    this.waiting.push({ frame: { ...frame, n: this.next++ }, picture });
     this.writing ??= this.drain();
     return false;
   }
@@ -123,7 +132,7 @@ export class FrameLog {
   /** Removes the pictures of frames encoded elsewhere (their index lines stay). */
   async remove(frames: FrameRecord[]): Promise<void> {
     for (const frame of frames) {
-      await rm(this.path(frame.n), { force: true });
+      await rm(this.path(frame), { force: true });
       this.sizes.delete(frame.n);
     }
   }
@@ -137,16 +146,16 @@ export class FrameLog {
 
   private async drain(): Promise<void> {
     while (this.waiting.length > 0) {
-      const { frame, jpeg } = this.waiting[0]!;
-      const file = this.path(frame.n);
+      const { frame, picture } = this.waiting[0]!;
+      const file = this.path(frame);
       let written = false;
       try {
         if (!this.folderMade) {
           await mkdir(join(this.dir, 'frames'), { recursive: true, mode: PRIVATE_DIR });
           this.folderMade = true;
         }
-        await writeFile(file, jpeg, { mode: PRIVATE_FILE });
-        this.sizes.set(frame.n, jpeg.length);
+        await writeFile(file, picture, { mode: PRIVATE_FILE });
+        this.sizes.set(frame.n, picture.length);
         this.indexBytes += await appendEntry(join(this.dir, 'frames.ndjson'), frame);
         written = true;
       } catch {
@@ -160,4 +169,8 @@ export class FrameLog {
     }
     this.writing = undefined;
   }
+}
+
+function fileName(frame: FrameRecord): string {
+  return `${frame.n}.${frame.png ? 'png' : 'jpg'}`;
 }

@@ -24,6 +24,12 @@ export type VideoTrackOptions = {
 };
 
 const VIDEO = 'video.webm';
+/**
+ * A PNG frame (a screenshot) is turned into a JPEG of this quality when the video is encoded
+ * (ffmpeg reads a list of pictures of one format); the screencast's own frames are 60.
+ */
+const PNG_FRAME_QUALITY = 80;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const PARTIAL = 'video.partial.webm';
 /** Scratch files of encodings (lists, chapters, the last stretch): removed at each opening. */
 const WORK = 'encoding';
@@ -33,7 +39,8 @@ let segmentQueue: Promise<unknown> = Promise.resolve();
 
 /**
  * The screen of a recorded computer as a video (VP8 WebM, docs/API.md §13). Frames come only when
- * the screen changes; each is kept on disk as a JPEG the moment it comes, with when it came, and
+ * the screen changes; each is kept on disk as it came (a JPEG, or a screenshot's PNG, turned into
+ * a JPEG only when encoded) the moment it comes, with when it came, and
  * encoded with a variable frame rate (a still screen is one frame however long it stays): an idle
  * screen costs no CPU and no disk. Every `segmentFrames` frames are encoded into a segment in the
  * background and their pictures removed, so a long recording's disk stays bounded and its final
@@ -118,16 +125,23 @@ export class VideoTrack {
   }
 
   /**
-   * Takes a frame (a JPEG of `width`×`height`, the screen since `at`). Synchronous, never throws,
-   * never waits: it is written in the background, in order. Ignored once finish() was called.
+   * Takes a frame (a JPEG or a PNG of `width`×`height`, the screen since `at`). Synchronous, never
+   * throws, never waits: it is written in the background, in order. Ignored once finish() was
+   * called.
    */
-  add(jpeg: Buffer, width: number, height: number, at: number = Date.now()): void {
-    if (this.closed || jpeg.length === 0) return;
+  add(picture: Buffer, width: number, height: number, at: number = Date.now()): void {
+    if (this.closed || picture.length === 0) return;
     if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) return;
     // Times only go forward, from the start: each frame is shown at least a millisecond.
     const time = Math.max(Math.round(at), this.options.startedAt, (this.last ?? -Infinity) + 1);
     if (!Number.isFinite(time)) return;
-    const replaced = this.log.add(jpeg, { at: time, w: width, h: height });
+    const png = picture.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
+    const replaced = this.log.add(picture, {
+      at: time,
+      w: width,
+      h: height,
+      ...(png && { png: true as const }),
+    });
     if (!replaced) this.total++;
     this.last = time;
     this.size ??= evenSize(width, height);
@@ -260,13 +274,40 @@ export class VideoTrack {
     const entries: ListEntry[] = [];
     if (frames[0]!.at > start)
       entries.push({ file: await this.blackFile(), ms: frames[0]!.at - start });
-    frames.forEach((frame, index) => {
+    for (const [index, frame] of frames.entries()) {
       const ms = (frames[index + 1]?.at ?? end) - frame.at;
-      entries.push({ file: this.log.path(frame.n), ...(ms > 0 && { ms }) });
-    });
-    const last = frames.at(-1)!;
-    if (closing && end > last.at) entries.push({ file: this.log.path(last.n) });
+      entries.push({ file: await this.jpegOf(frame), ...(ms > 0 && { ms }) });
+    }
+    const last = entries.at(-1)!;
+    if (closing && end > frames.at(-1)!.at) entries.push({ file: last.file });
     return entries;
+  }
+
+  /**
+   * A frame's picture as a JPEG file: its own, or for a PNG one made in the work folder (once:
+   * each later render of the video so far takes it from there).
+   */
+  private async jpegOf(frame: FrameRecord): Promise<string> {
+    if (!frame.png) return this.log.path(frame);
+    const file = this.converted(frame);
+    if (
+      await stat(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      return file;
+    const jpeg = await sharp(this.log.path(frame))
+      .flatten()
+      .jpeg({ quality: PNG_FRAME_QUALITY })
+      .toBuffer();
+    await writeFile(`${file}.tmp`, jpeg);
+    await rename(`${file}.tmp`, file);
+    return file;
+  }
+
+  private converted(frame: FrameRecord): string {
+    return join(this.dir, WORK, `${frame.n}.jpg`);
   }
 
   private written(frame: FrameRecord): void {
@@ -305,6 +346,9 @@ export class VideoTrack {
     );
     this.pending.splice(0, count);
     await this.log.remove(frames);
+    for (const frame of frames) {
+      if (frame.png) await rm(this.converted(frame), { force: true });
+    }
   }
 
   private async encoder(): Promise<string> {
