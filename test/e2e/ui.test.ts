@@ -271,6 +271,40 @@ describe('sessions and the live view', () => {
     expect(await address.inputValue()).toBe(`${fixtures.url}/actions.html`);
   });
 
+  it('selects the whole address at the click that brings a person in, as a browser does', async () => {
+    await server.request('POST', `/computers/${computerId}/navigate`, {
+      url: `${fixtures.url}/colors.html`,
+    });
+    const page = await open(`#/computers/${computerId}`);
+    const address = page.getByLabel('Address');
+    await eventually(async () => (await address.inputValue()).endsWith('/colors.html'));
+    const selected = () =>
+      address.evaluate((input: HTMLInputElement) =>
+        input.value.slice(input.selectionStart ?? 0, input.selectionEnd ?? 0),
+      );
+    // One click, then the new address typed: it replaces the old one.
+    await address.click();
+    expect(await selected()).toBe(`${fixtures.url}/colors.html`);
+    await page.keyboard.type(`${fixtures.url}/product.html`);
+    expect(await address.inputValue()).toBe(`${fixtures.url}/product.html`);
+    await address.press('Enter');
+    await page.getByRole('button', { name: 'Switch to tab Product' }).waitFor();
+    // In the field already, a click places the caret (a person mending one letter).
+    await eventually(async () => (await address.inputValue()).endsWith('/product.html'));
+    await address.click({ position: { x: 30, y: 8 } });
+    expect(await selected()).toBe('');
+    // Coming in by a drag selects what was dragged over, not all.
+    await address.blur();
+    const box = (await address.boundingBox())!;
+    await page.mouse.move(box.x + 10, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 60, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const dragged = await selected();
+    expect(dragged.length).toBeGreaterThan(0);
+    expect(dragged.length).toBeLessThan(`${fixtures.url}/product.html`.length);
+  });
+
   it('leaves the address alone while a person is in it, even when the tabs are listed then', async () => {
     const page = await open();
     // The live view, loaded afresh (no screen listed the tabs before it), has its first listing

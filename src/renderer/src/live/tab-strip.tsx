@@ -93,6 +93,9 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
   // then moved the caret to the end of the new value, and what they typed was added to it
   // ("about:blankhttp://…" when the tabs were listed as they began).
   const focused = useRef(false);
+  // A click that brings the person into the field selects the whole address, as in a browser (so
+  // what they type replaces it); one once they are in it places the caret; a drag selects.
+  const selectOnClick = useRef(false);
   // The tab navigated: show where it is now, unless the person is writing an address.
   useEffect(() => {
     if (!edited.current && !focused.current) setValue(url);
@@ -116,6 +119,16 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
           onChange={(event) => {
             edited.current = true;
             setValue(event.target.value);
+          }}
+          onMouseDown={(event) => {
+            selectOnClick.current = document.activeElement !== event.currentTarget;
+          }}
+          onMouseUp={(event) => {
+            const input = event.currentTarget;
+            if (selectOnClick.current && input.selectionStart === input.selectionEnd) {
+              input.select();
+            }
+            selectOnClick.current = false;
           }}
           onFocus={() => (focused.current = true)}
           // Left unedited: where the tab is now.
