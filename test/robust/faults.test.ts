@@ -190,7 +190,9 @@ describe('Chromium killed while actions run', () => {
         expect(computer.termination_reason).toBe('crashed');
       }
       crashedWithin = Math.max(crashedWithin, Date.now() - killedAt);
-      expect(isAlive(chromium!)).toBe(false);
+      // SIGKILLed, it is gone once the kernel has finished its exit (on a loaded machine that can
+      // come after its pipe closed and its computers ended: seen once in CI).
+      await eventually(() => !isAlive(chromium!));
       // None of the dead browser's renderers or helpers is left behind.
       await eventually(() => processesWith(profile).length === 0);
 
