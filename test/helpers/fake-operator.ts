@@ -100,6 +100,8 @@ export class FakeDriver implements ComputerDriver<FakeOperator> {
       savesAfterClose?: boolean;
       /** A resource its computers hold one at a time (as the host display is held). */
       exclusive?: string;
+      /** Each start reports this crash before it returns (a backend lost as the computer started). */
+      crashWhileStarting?: 'crashed' | 'backend_lost';
     } = {},
   ) {
     this.capabilities = new FakeOperator({ ...options, kind }).capabilities;
@@ -124,6 +126,7 @@ export class FakeDriver implements ComputerDriver<FakeOperator> {
         this.contexts.push(context);
         const operator = new FakeOperator({ ...this.options, kind: this.kind });
         this.operators.push(operator);
+        if (this.options.crashWhileStarting) context.onCrash(this.options.crashWhileStarting);
         return Promise.resolve({ operator, env: {} });
       },
     };

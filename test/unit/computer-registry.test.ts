@@ -18,11 +18,11 @@ import { ManualClock } from '../helpers/manual-clock.js';
 
 const SECOND = 1000;
 
-function setup(quota = 5) {
+function setup(quota = 5, browserOptions: ConstructorParameters<typeof FakeDriver>[1] = {}) {
   const root = mkdtempSync(join(tmpdir(), 'benchtop-registry-'));
   const settings = Settings.parse({});
   const clock = new ManualClock();
-  const browser = new FakeDriver('browser');
+  const browser = new FakeDriver('browser', browserOptions);
   const desktop = new FakeDriver('desktop', { savesAfterClose: true, exclusive: 'screen' });
   const environments = new EnvironmentStore(join(root, 'environments'));
   const registry = new ComputerRegistry({
@@ -126,6 +126,14 @@ describe('the computer registry', () => {
     finish();
     await closing;
     expect(operator.closed).toBe(true);
+  });
+
+  it('ends a computer whose backend was lost while it started, once it exists', async () => {
+    const lost = setup(5, { crashWhileStarting: 'backend_lost' });
+    const session = await lost.create();
+    expect(session.status).toBe('terminated');
+    expect(session.terminationReason).toBe('backend_lost');
+    await expect.poll(() => lost.browser.operators[0]!.closed).toBe(true);
   });
 
   it('scopes computers by organization', async () => {

@@ -100,8 +100,9 @@ export class ComputerRegistry {
     try {
       recording = this.deps.recorder?.begin({ id, org, kind: body.kind }, body.recording);
       await makeDirectory(workspace);
-      // A crash can only end a computer that exists; one during start fails the create instead.
-      const created: { session?: ComputerSession } = {};
+      // A crash can only end a computer that exists: one reported while it starts (a Grid node
+      // lost between its session's first check and here) ends it as soon as it does.
+      const created: { session?: ComputerSession; crashed?: 'crashed' | 'backend_lost' } = {};
       const started = await plan.start({
         id,
         org,
@@ -114,8 +115,10 @@ export class ComputerRegistry {
         maxTabs: this.deps.maxTabs,
         recording,
         report: (activity) => this.deps.events.publish(id, activity),
-        onCrash: (reason = 'crashed') =>
-          void (created.session && this.terminate(created.session, reason)),
+        onCrash: (reason = 'crashed') => {
+          if (created.session) void this.terminate(created.session, reason);
+          else created.crashed ??= reason;
+        },
       });
       const session = new ComputerSession(
         {
@@ -143,6 +146,7 @@ export class ComputerRegistry {
       this.sessions.set(id, session);
       this.arm(session);
       this.deps.recorder?.watch(session);
+      if (created.crashed) void this.terminate(session, created.crashed);
       return session;
     } catch (error) {
       this.unclaim(id);
