@@ -334,7 +334,12 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
             });
           }
           cursorAt(frame.cursor);
-          await sleep(Math.max(0, interval - (Date.now() - started)));
+          // A grab that found the screen as last sent sent nothing: the next one may come sooner.
+          // A change Chromium draws in two steps, the first showing nothing new, was otherwise
+          // seen a whole interval late (a live view click's reaction 90–115 ms instead of ~50).
+          // Still paced: a window redrawn the same again and again is grabbed twice the rate.
+          const wait = frame.jpeg ? interval : interval / 2;
+          await sleep(Math.max(0, wait - (Date.now() - started)));
         } catch {
           // The worker ended: the computer ends with it, and the hub stops this loop.
           break;

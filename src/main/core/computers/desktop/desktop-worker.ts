@@ -234,7 +234,10 @@ async function frame(
     width = maxWidth;
     pipeline = pipeline.resize(width, height);
   }
-  const jpeg = await pipeline.jpeg({ quality }).toBuffer();
+  // Without optimised Huffman tables: a second pass over the picture that made encoding a
+  // 1280×720 screen take 7–11 ms instead of 4.5 for 10 % fewer bytes, on the way to a person
+  // watching (a live view click → its reaction drawn waited for it).
+  const jpeg = await pipeline.jpeg({ quality, optimiseCoding: false }).toBuffer();
   collectGrabs();
   return { jpeg, width, height, cursor: { x: cursor.x, y: cursor.y } };
 }
