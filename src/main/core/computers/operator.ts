@@ -101,7 +101,14 @@ export function hasTerminal(operator: Operator): operator is TerminalOperator {
   return 'endTerminal' in operator;
 }
 
-/** Width and height from a PNG's IHDR chunk. */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Whether the bytes begin as a PNG does (its eight-byte signature). */
+export function isPng(bytes: Buffer): boolean {
+  return bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
+}
+
+/** Width and height from a PNG's IHDR chunk (its first 24 bytes). */
 export function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { ActionRequestEvent } from '../../../../shared/events.js';
+import { isPng, pngSize } from '../../computers/operator.js';
 
 /** True when `path` is a file (false when it is missing or something else). */
 export async function isFile(path: string): Promise<boolean> {
@@ -27,18 +28,16 @@ export async function filesUnder(dir: string): Promise<string[]> {
     .sort();
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** A PNG's width and height from its header, or undefined when the file is no PNG. */
-export async function pngSize(
+/** A PNG file's width and height from its header, or undefined when the file is no PNG. */
+export async function pngFileSize(
   path: string,
 ): Promise<{ width: number; height: number } | undefined> {
   const file = await open(path, 'r');
   try {
     const head = Buffer.alloc(24);
     const { bytesRead } = await file.read(head, 0, 24, 0);
-    if (bytesRead < 24 || !head.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
-    return { width: head.readUInt32BE(16), height: head.readUInt32BE(20) };
+    if (bytesRead < 24 || !isPng(head)) return undefined;
+    return pngSize(head);
   } finally {
     await file.close();
   }

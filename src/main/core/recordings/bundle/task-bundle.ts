@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
 import type { Recording } from '../../../../shared/recordings.js';
 import { TERMINAL_EVENTS, type Task, type TaskEvent } from '../../../../shared/tasks.js';
-import { filesUnder, isFile, personInputs, pngSize, ScrubLines } from './recording-files.js';
+import { filesUnder, isFile, personInputs, pngFileSize, ScrubLines } from './recording-files.js';
 import { buildTimeline, titleOf, type ModelFiles, type Shot } from './timeline.js';
 import { viewerPage, type ViewerFile } from './viewer-page.js';
 
@@ -192,7 +192,7 @@ async function screenshotEntries(
       continue;
     }
     const name = uniqueName(`screenshots/step-${String(event.step).padStart(3, '0')}`, taken);
-    const size = await pngSize(file);
+    const size = await pngFileSize(file);
     entries.push(fileEntry(name, file));
     byUrl.set(event.screenshot_url, {
       file: name,

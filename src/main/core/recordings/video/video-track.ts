@@ -1,6 +1,7 @@
-import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { isPng, jpegOfPng } from '../../computers/operator.js';
 import { BenchtopError } from '../../errors.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../../store/private-files.js';
 import { chapterMetadata, type Chapter, type ListEntry } from './concat-files.js';
@@ -29,7 +30,6 @@ const VIDEO = 'video.webm';
  * (ffmpeg reads a list of pictures of one format); the screencast's own frames are 60.
  */
 const PNG_FRAME_QUALITY = 80;
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const PARTIAL = 'video.partial.webm';
 /** Scratch files of encodings (lists, chapters, the last stretch): removed at each opening. */
 const WORK = 'encoding';
@@ -135,12 +135,11 @@ export class VideoTrack {
     // Times only go forward, from the start: each frame is shown at least a millisecond.
     const time = Math.max(Math.round(at), this.options.startedAt, (this.last ?? -Infinity) + 1);
     if (!Number.isFinite(time)) return;
-    const png = picture.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
     const replaced = this.log.add(picture, {
       at: time,
       w: width,
       h: height,
-      ...(png && { png: true as const }),
+      ...(isPng(picture) && { png: true as const }),
     });
     if (!replaced) this.total++;
     this.last = time;
@@ -297,10 +296,9 @@ export class VideoTrack {
       )
     )
       return file;
-    const jpeg = await sharp(this.log.path(frame))
-      .flatten()
-      .jpeg({ quality: PNG_FRAME_QUALITY })
-      .toBuffer();
+    const jpeg = await jpegOfPng(await readFile(this.log.path(frame)), {
+      quality: PNG_FRAME_QUALITY,
+    });
     await writeFile(`${file}.tmp`, jpeg);
     await rename(`${file}.tmp`, file);
     return file;
