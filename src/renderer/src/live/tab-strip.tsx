@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { queryKeys, tabsQuery } from '../api/queries.js';
@@ -84,27 +84,27 @@ export function TabStrip({ computerId, beforeAction }: Props) {
 }
 
 function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise<unknown> }) {
-  const [value, setValue] = useState(url);
   const { busy, error, run } = useApiAction();
-  // What the person typed and has not sent yet, kept when the field loses the focus: a click on
-  // Go takes it away before the form is sent, and a URL arriving then would replace the address.
-  const edited = useRef(false);
-  // The field has the focus: the person may be about to type over what it shows. Replacing it
-  // then moved the caret to the end of the new value, and what they typed was added to it
-  // ("about:blankhttp://…" when the tabs were listed as they began).
-  const focused = useRef(false);
+  // What the person typed and has not sent yet (null: nothing), kept when the field loses the
+  // focus: a click on Go takes it away before the form is sent, and a URL arriving then would
+  // replace the address.
+  const [draft, setDraft] = useState<string | null>(null);
+  // What the field showed when the person came into it, shown while they are in it and have typed
+  // nothing: they may be about to type over it. A value written to the field then moved the caret
+  // to the end, and what they typed was added to it ("about:blankhttp://…"). The field's value is
+  // worked out as it is drawn, so a tab listing that arrives just as the person comes in (read
+  // before, drawn after) cannot slip past this either, as it could when an effect copied the
+  // tab's address into the field.
+  const [entered, setEntered] = useState<string | null>(null);
+  const value = draft ?? entered ?? url;
   // A click that brings the person into the field selects the whole address, as in a browser (so
   // what they type replaces it); one once they are in it places the caret; a drag selects.
   const selectOnClick = useRef(false);
-  // The tab navigated: show where it is now, unless the person is writing an address.
-  useEffect(() => {
-    if (!edited.current && !focused.current) setValue(url);
-  }, [url]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    edited.current = false;
+    setDraft(null);
     // Sent with Enter, the field keeps the focus: where the tab goes shows all the same.
-    focused.current = false;
+    setEntered(null);
     return run(() => onGo(value.trim()));
   };
   return (
@@ -116,10 +116,7 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
           value={value}
           placeholder="https://…"
           spellCheck={false}
-          onChange={(event) => {
-            edited.current = true;
-            setValue(event.target.value);
-          }}
+          onChange={(event) => setDraft(event.target.value)}
           onMouseDown={(event) => {
             selectOnClick.current = document.activeElement !== event.currentTarget;
           }}
@@ -130,17 +127,14 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
             }
             selectOnClick.current = false;
           }}
-          onFocus={() => (focused.current = true)}
+          onFocus={(event) => setEntered(event.currentTarget.value)}
           // Left unedited: where the tab is now.
-          onBlur={() => {
-            focused.current = false;
-            if (!edited.current) setValue(url);
-          }}
+          onBlur={() => setEntered(null)}
           // As in a browser, Escape gives the field back to the tab's address.
           onKeyDown={(event) => {
             if (event.key !== 'Escape') return;
-            edited.current = false;
-            setValue(url);
+            setDraft(null);
+            setEntered(url);
           }}
         />
       </label>
