@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { startTimeOf } from '../../src/main/core/runtime/process-table.js';
 import { HELPER_TITLE } from '../../src/main/core/runtime/spawn-relay.js';
 
 /** A process's parent, read from /proc (Linux); throws when it is gone. */
@@ -38,12 +39,19 @@ export function notSpawnRelay(pid: number): boolean {
   return !commandOf(pid).startsWith(HELPER_TITLE);
 }
 
+/** Still able to run: not gone, not a zombie, not exiting. */
 export function isAlive(pid: number): boolean {
+  return startTimeOf(pid) !== undefined;
+}
+
+/** A process as a failing test names it: pid, state, parent, process group and command line. */
+export function describeProcess(pid: number): string {
   try {
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(state);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return `${pid} (${state}, parent ${ppid}, group ${pgid}) ${commandOf(pid)}`;
   } catch {
-    return false;
+    return `${pid} (gone)`;
   }
 }
 

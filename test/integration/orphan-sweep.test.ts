@@ -7,6 +7,7 @@ import { sandboxSupport } from '../../src/main/core/sandbox/computer-sandbox.js'
 import { killAll, serveProcess, tree, type BenchtopProcess } from '../helpers/benchtop-process.js';
 import {
   commandOf,
+  describeProcess,
   isAlive,
   notSpawnRelay,
   processesLeftWith,
@@ -134,7 +135,12 @@ describe('a server SIGKILLed alone', () => {
         server.child.kill('SIGKILL');
         expect(await server.exited()).toBe(null);
         expect(await processesLeftWith(sleep)).toEqual([]);
-        await eventually(() => started.every((pid) => !isAlive(pid)), 5000);
+        // What is still there is named if the test fails.
+        await eventually(() => {
+          const running = started.filter(isAlive);
+          if (running.length === 0) return true;
+          throw new Error(`still running: ${running.map(describeProcess).join('; ')}`);
+        }, 5000);
       } finally {
         server.child.kill('SIGKILL');
       }

@@ -16,14 +16,20 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
+/** The kernel's flag (field 9 of a stat) of a task that has begun to exit. */
+const PF_EXITING = 0x4;
+
 /**
  * When a live process started, in clock ticks since boot (field 22 of its stat); undefined when
- * there is none, or only its zombie. With its pid, it names one process for good: a pid is reused
- * only by a process that started later.
+ * there is none, only its zombie, or one that is exiting: a killed sandbox's init stays listed
+ * until every process of its pid namespace has been reaped, which takes seconds where the
+ * machine's init reaps orphans slowly (a microVM's), yet it never runs again. With its pid, the
+ * start time names one process for good: a pid is reused only by a process that started later.
  */
 export function startTimeOf(pid: number): string | undefined {
   const fields = statFields(pid);
-  return fields && fields[0] !== 'Z' ? fields[19] : undefined;
+  if (!fields || fields[0] === 'Z' || fields[0] === 'X') return undefined;
+  return Number(fields[6]) & PF_EXITING ? undefined : fields[19];
 }
 
 /** This process as records name an owner: `<pid>.<start time>`. */
