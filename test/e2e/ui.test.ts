@@ -227,6 +227,25 @@ describe('sessions and the live view', () => {
     await saveScreenshots(page, 'live-view');
   });
 
+  it('keeps the screen where it is when a person starts driving, so a second click lands too', async () => {
+    const page = await open(`#/computers/${computerId}`, VIEWPORTS[1]);
+    await page.getByText('Nobody is driving.').waitFor();
+    await eventually(async () => (await framesDrawn(page)) >= 1, 10_000);
+    const before = (await page.locator('.stage canvas').boundingBox())!;
+    const target = await viewPoint(page, display, 150, 130);
+    const onTarget = (state: FixtureState) =>
+      state.events.filter((line) => /^click 150,130 left detail=\d on target$/.test(line)).length;
+    const clicked = onTarget(await pageState(server, computerId));
+
+    await page.mouse.click(target.x, target.y);
+    await page.getByText('You are driving.').waitFor();
+    expect((await page.locator('.stage canvas').boundingBox())!).toEqual(before);
+    // Where the person aimed before their first click, as they would click again at once.
+    await page.mouse.click(target.x, target.y);
+    await pageShows(computerId, (state) => onTarget(state) === clicked + 2);
+    await saveScreenshots(page, 'live-view-person-driving');
+  });
+
   it('draws the frames of an animated page as they arrive', async () => {
     await server.request('POST', `/computers/${computerId}/navigate`, {
       url: `${fixtures.url}/animated.html`,

@@ -11,7 +11,10 @@ type Props = {
   onHandBack: () => Promise<void>;
 };
 
-/** The marker saying who drives this computer right now, with the way to change it. */
+/**
+ * The marker saying who drives this computer right now (an agent, a paused agent, the person
+ * here, nobody), with the way to change it.
+ */
 export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
   const [error, setError] = useState<string>();
   const taskLink = (id: string) => <a href={href.task(id)}>{id}</a>;
@@ -57,7 +60,14 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
       </>
     );
   } else {
-    return null;
+    // Always there, the same height as the person's: their first action changes its words
+    // instead of pushing the screen down under the pointer.
+    body = (
+      <>
+        <strong>Nobody is driving.</strong>
+        <span className="muted">Clicking or typing on the view drives this computer.</span>
+      </>
+    );
   }
   return (
     <div className={`driver driver-${driver.who}`} aria-live="polite">
