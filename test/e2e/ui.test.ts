@@ -380,10 +380,19 @@ describe('sessions and the live view', () => {
     const page = await open(`#/computers/${computerId}`, VIEWPORTS[1]);
     await page.getByText(`Agent task ${taskId} is driving.`).waitFor();
 
+    // Every height the banner takes from here on: it must not move the view under the pointer.
+    const heights = await page.locator('.driver').evaluateHandle((banner) => {
+      const seen: number[] = [banner.getBoundingClientRect().height];
+      new ResizeObserver(() => seen.push(banner.getBoundingClientRect().height)).observe(banner);
+      return seen;
+    });
     const target = await viewPoint(page, display, 120, 120);
     await page.mouse.click(target.x, target.y);
     await page.getByText('You are driving.').waitFor();
     await eventually(async () => (await status()) === 'paused');
+    await page.getByRole('button', { name: `Hand back to ${taskId}` }).waitFor();
+    const seen = await heights.jsonValue();
+    expect(new Set(seen), `the banner's heights: ${seen.join(', ')}`).toEqual(new Set([seen[0]]));
     await pageShows(computerId, (state) =>
       state.events.includes('click 120,120 left detail=1 on target'),
     );

@@ -49,7 +49,9 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
     body = (
       <>
         <strong>You are driving.</strong>
-        {driver.task?.status === 'paused' && (
+        {/* From the first action on, while the pause it asks for is on its way: the banner
+            keeps the agent's rows, and the view stays where it is. */}
+        {driver.task && (
           <>
             <AsyncButton onClick={onHandBack} onError={setError}>
               Hand back to {driver.task.task_id}
