@@ -11,8 +11,11 @@ import {
 type FakeCapture = {
   options: CaptureOptions;
   frame(n: number): void;
-  /** A screenshot's PNG as a frame (what a capture for the recorder alone sends after a look). */
-  png(n: number): void;
+  /**
+   * A screenshot's PNG as a frame (what a capture for the recorder alone sends after a look),
+   * passed on at `capturedAt` when it was held back.
+   */
+  png(n: number, capturedAt?: number): void;
   cursor(x: number, y: number): void;
   /** Resolves when the hub stops this capture. */
   stopped: Promise<void>;
@@ -51,7 +54,8 @@ class FakeComputer implements Watched {
       this.captures.push({
         options,
         frame: (n) => onFrame({ jpeg: Buffer.from([n]), width: 100, height: 50, tabId: `${n}` }),
-        png: (n) => onFrame({ png: Buffer.from([n]), width: 100, height: 50, tabId: `${n}` }),
+        png: (n, capturedAt) =>
+          onFrame({ png: Buffer.from([n]), width: 100, height: 50, tabId: `${n}`, capturedAt }),
         cursor: (x, y) => onCursor({ x, y }),
         stopped,
         isStopped: () => done,
@@ -182,6 +186,28 @@ describe('ScreencastHub', () => {
       [undefined, 8],
     ]);
     expect(person.frames).toEqual([8]);
+  });
+
+  it('gives the passive viewer each frame with when it was taken, not when its rate let it through', () => {
+    const computer = new FakeComputer('comp_a');
+    const pictures: Array<[number | undefined, number]> = [];
+    hub.watch(
+      computer,
+      recorder((frame, at) => pictures.push([(frame.jpeg ?? frame.png)[0], at])),
+    );
+    computer.capture.frame(1);
+    vi.advanceTimersByTime(50);
+    // Comes 50 ms after the last one: the 5 frames a second let it through 150 ms later.
+    computer.capture.frame(2);
+    vi.advanceTimersByTime(300);
+    // A look held back by its capture since 300 ms: it came at 350.
+    computer.capture.png(3, 300);
+    vi.advanceTimersByTime(200);
+    expect(pictures).toEqual([
+      [1, 0],
+      [2, 50],
+      [3, 300],
+    ]);
   });
 
   it('captures what the people watching ask for, and only the passive viewer’s rate once they left', () => {

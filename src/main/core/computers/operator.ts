@@ -23,9 +23,16 @@ export type CaptureOptions = {
  * is ever encoded (most recordings are never watched, and the conversion cost an agent's step
  * ~10 ms of CPU).
  */
-export type Frame = { width: number; height: number; tabId?: string } & (
-  { jpeg: Buffer; png?: never } | { png: Buffer; jpeg?: never }
-);
+export type Frame = {
+  width: number;
+  height: number;
+  tabId?: string;
+  /**
+   * When the picture was taken (epoch ms), for one passed on later than that (a look held to
+   * the frame rate); others are taken as they come.
+   */
+  capturedAt?: number;
+} & ({ jpeg: Buffer; png?: never } | { png: Buffer; jpeg?: never });
 export type FrameSink = (frame: Frame) => void;
 export type CursorSink = (position: { x: number; y: number }) => void;
 

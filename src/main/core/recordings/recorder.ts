@@ -212,12 +212,14 @@ export class Recorder {
     active.stopWatching = this.deps.screencasts.watch(session, {
       ...RECORDER_VIEW,
       passive: true,
-      onPicture: (frame) => {
+      // At the time the picture was taken: at 5 frames a second a frame may come up to 200 ms
+      // later, and a step's screenshot would show in the video after the step began.
+      onPicture: (frame, at) => {
         frames += 1;
         active.lastAt = Date.now();
-        active.framedAt = active.lastAt;
+        active.framedAt = at;
         void active.video.then((video) =>
-          video?.add(frame.jpeg ?? frame.png, frame.width, frame.height, active.lastAt),
+          video?.add(frame.jpeg ?? frame.png, frame.width, frame.height, at),
         );
       },
       onCursor: () => {},

@@ -30,10 +30,11 @@ export type Viewer = {
   /** Each frame as the screencast route sends it (base64 made once per frame, only if asked). */
   onFrame?(event: FrameEvent): void;
   /**
-   * Each frame as it came: a JPEG, or (from a capture for passive viewers alone) a screenshot's
-   * PNG. Only this viewer kind may get PNG frames.
+   * Each frame as it came, with when it was taken (epoch ms; a viewer with a lower frame rate
+   * gets it later): a JPEG, or (from a capture for passive viewers alone) a screenshot's PNG.
+   * Only this viewer kind may get PNG frames.
    */
-  onPicture?(frame: Frame): void;
+  onPicture?(frame: Frame, at: number): void;
   onCursor(position: { x: number; y: number }): void;
 };
 
@@ -164,7 +165,11 @@ export class ScreencastHub {
 
   private fanOut(capture: Capture, frame: Frame): void {
     capture.frames += 1;
-    const delivery: Delivery = { frame, number: capture.frames, at: Date.now() };
+    const delivery: Delivery = {
+      frame,
+      number: capture.frames,
+      at: frame.capturedAt ?? Date.now(),
+    };
     capture.last = delivery;
     // Someone watching is using the computer; the recorder alone is not.
     if ([...capture.viewers].some((state) => !state.viewer.passive)) capture.session.touch();
@@ -172,7 +177,7 @@ export class ScreencastHub {
   }
 
   private send(viewer: Viewer, delivery: Delivery): void {
-    viewer.onPicture?.(delivery.frame);
+    viewer.onPicture?.(delivery.frame, delivery.at);
     const { frame } = delivery;
     // The wire form is JPEG. A PNG frame comes only from a capture for the recorder alone, which
     // restarts before a person's viewer gets a frame; should one come through, it is not sent.

@@ -247,12 +247,12 @@ export async function startBrowserCapture(
     lastShown = png;
     const size = pngSize(png);
     if (!options.maxWidth || size.width <= options.maxWidth) {
-      onFrame({ png, ...size, tabId });
+      onFrame({ png, ...size, tabId, capturedAt: at });
       return;
     }
     void jpegOfPng(png, options).then(
       (jpeg) => {
-        if (!stopped) onFrame({ jpeg, ...jpegSize(jpeg), tabId });
+        if (!stopped) onFrame({ jpeg, ...jpegSize(jpeg), tabId, capturedAt: at });
       },
       () => {},
     );
