@@ -541,12 +541,26 @@ describe('who drives what', () => {
   });
 
   it('names the driving task and its instruction on the computer’s own page', async () => {
-    const page = await open(`#/computers/${driven.computerId}`);
+    const page = await open('#/sessions');
+    // Every text the banner shows as the page opens: never a wrong "nobody" before the answer.
+    await page.evaluate(() => {
+      const said: string[] = ((window as unknown as { said: string[] }).said = []);
+      new MutationObserver(() => {
+        const text = document.querySelector('.driver')?.textContent;
+        if (text && said.at(-1) !== text) said.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.evaluate((hash) => (location.hash = hash), `#/computers/${driven.computerId}`);
     const banner = page.locator('.driver');
     await banner.getByText(`Agent task ${driven.taskId} is driving.`).waitFor();
     const shown = banner.getByText(instruction);
     await shown.waitFor();
     expect(await shown.getAttribute('title')).toBe(instruction);
+    const said = await page.evaluate(() => (window as unknown as { said: string[] }).said);
+    expect(
+      said.some((text) => text.includes('Nobody')),
+      said.join(' / '),
+    ).toBe(false);
     await saveScreenshots(page, 'live-view-driven');
   });
 

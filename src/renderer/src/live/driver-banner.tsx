@@ -61,7 +61,7 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
         )}
       </>
     );
-  } else {
+  } else if (driver.who === 'nobody') {
     // Always there, the same height as the person's: their first action changes its words
     // instead of pushing the screen down under the pointer.
     body = (
@@ -70,6 +70,8 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
         <span className="muted">Clicking or typing on the view drives this computer.</span>
       </>
     );
+  } else {
+    body = <span className="muted">Finding out who drives…</span>;
   }
   return (
     <div className={`driver driver-${driver.who}`} aria-live="polite">

@@ -7,6 +7,8 @@ import { LIVE_STATUSES, queryKeys, taskListQuery } from '../api/queries.js';
 import { drivingTask } from '../tasks/live-tasks.js';
 
 export type Driver =
+  /** Not known yet: the first answer about the computer's tasks has not come. */
+  | { who: 'unknown' }
   | { who: 'nobody' }
   | { who: 'agent'; task: Task }
   | { who: 'paused'; task: Task }
@@ -62,7 +64,7 @@ export function useDriver(computerId: string) {
     setPersonDriving(false);
   }, [mutateAsync]);
 
-  let driver: Driver = { who: 'nobody' };
+  let driver: Driver = driving.isPending ? { who: 'unknown' } : { who: 'nobody' };
   if (personDriving) driver = { who: 'person', task: current };
   else if (current?.status === 'running') driver = { who: 'agent', task: current };
   else if (current) driver = { who: 'paused', task: current };
