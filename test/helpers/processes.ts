@@ -1,11 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { startTimeOf } from '../../src/main/core/runtime/process-table.js';
+import { startTimeOf, statFields } from '../../src/main/core/runtime/process-table.js';
 import { HELPER_TITLE } from '../../src/main/core/runtime/spawn-relay.js';
 
 /** A process's parent, read from /proc (Linux); throws when it is gone. */
 export function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const fields = statFields(pid);
+  if (!fields) throw new Error(`process ${pid} is gone`);
+  return Number(fields[1]);
 }
 
 /** Pids of every live descendant of a process, read from /proc (Linux). */
@@ -46,13 +47,10 @@ export function isAlive(pid: number): boolean {
 
 /** A process as a failing test names it: pid, state, parent, process group and command line. */
 export function describeProcess(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return `${pid} (${state}, parent ${ppid}, group ${pgid}) ${commandOf(pid)}`;
-  } catch {
-    return `${pid} (gone)`;
-  }
+  const fields = statFields(pid);
+  if (!fields) return `${pid} (gone)`;
+  const [state, ppid, pgid] = fields;
+  return `${pid} (${state}, parent ${ppid}, group ${pgid}) ${commandOf(pid)}`;
 }
 
 export function commandOf(pid: number): string {

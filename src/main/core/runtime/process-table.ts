@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
  */
 
 /** Fields of /proc/<pid>/stat from the third on (the command name before may hold spaces). */
-function statFields(pid: number): string[] | undefined {
+export function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
