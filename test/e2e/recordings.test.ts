@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedEvent, Recording } from '../../src/shared/recordings.js';
@@ -34,6 +35,17 @@ const MODELS = {
         { output: [{ type: 'computer_call', action: { type: 'type', text: 'hi' } }] },
         { output: [{ type: 'computer_call', action: { type: 'wait', ms: 800 } }] },
         { output: [{ type: 'message', text: 'Typed hi.' }] },
+      ]),
+    },
+    // On colors.html: a click paints the page red, the key b blue; a step every 300 ms.
+    painter: {
+      provider: 'scripted' as const,
+      script: script('painter', 300, [
+        { output: [{ type: 'computer_call', action: { type: 'click', x: 101, y: 101 } }] },
+        { output: [{ type: 'computer_call', action: { type: 'keypress', keys: ['b'] } }] },
+        { output: [{ type: 'computer_call', action: { type: 'click', x: 202, y: 202 } }] },
+        { output: [{ type: 'computer_call', action: { type: 'keypress', keys: ['b'] } }] },
+        { output: [{ type: 'message', text: 'Painted.' }] },
       ]),
     },
     // Slow enough that its page is open while it runs.
@@ -143,6 +155,20 @@ const shownAt = (video: Locator) =>
         else element.addEventListener('seeked', () => resolve(element.currentTime), { once: true });
       }),
   );
+
+/** The color of the middle of the video's picture as drawn: white, red, blue or its RGB. */
+const colorShown = (video: Locator) =>
+  video.evaluate((element: HTMLVideoElement) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 8;
+    const context = canvas.getContext('2d', { willReadFrequently: true })!;
+    context.drawImage(element, 0, 0, 8, 8);
+    const [r, g, b] = context.getImageData(4, 4, 1, 1).data;
+    if (r! > 200 && g! > 200 && b! > 200) return 'white';
+    if (r! > 150 && g! < 80 && b! < 80) return 'red';
+    if (b! > 150 && r! < 80 && g! < 80) return 'blue';
+    return `rgb(${r}, ${g}, ${b})`;
+  });
 
 /** Plays from the start and resolves with the position of the first frame shown after 0. */
 const playsFromStart = (video: Locator) =>
@@ -292,6 +318,47 @@ describe('the task page', () => {
     const entries = await readZip(readFileSync((await saved.path())!));
     for (const name of ['index.html', 'task.json', 'events.ndjson', 'video.webm']) {
       expect([...entries.keys()]).toContain(name);
+    }
+  }, 150_000);
+
+  it('shows at each step the screen the model was shown', async () => {
+    // A still screen for a while, then a new one every step: each lasts far less than the video's
+    // average frame, the length a player gives a frame whose own the video does not tell.
+    const computer = (await server.request('POST', '/computers', {})).body.id as string;
+    await server.request('POST', `/computers/${computer}/navigate`, {
+      url: `${fixtures.url}/colors.html`,
+    });
+    await sleep(3000);
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'Paint the page',
+      model: 'painter',
+      computer_id: computer,
+      // Red and blue alternate, as an agent going in circles would.
+      stall_detection: false,
+    });
+    const taskId = started.body.task_id as string;
+    await taskEnds(taskId, 'completed');
+    await sleep(2000);
+    await endAndRecord(computer);
+
+    const page = await open(`#/tasks/${taskId}`);
+    await page.getByText('Result: Painted.').waitFor();
+    const video = page.locator('.task-video video');
+    await videoDuration(video);
+    const shown = ['white', 'red', 'blue', 'red', 'blue'];
+    for (const [index, expected] of shown.entries()) {
+      const step = index + 1;
+      await page
+        .locator(`li.step[data-step="${step}"]`)
+        .getByRole('button', { name: new RegExp(`^Step ${step}`) })
+        .click();
+      await shownAt(video);
+      let seen = '';
+      await eventually(async () => (seen = await colorShown(video)) === expected, 3000).catch(
+        () => undefined,
+      );
+      expect(seen, `the screen shown at step ${step}`).toBe(expected);
+      if (step === 2) await saveScreenshots(page, 'task-video-step');
     }
   }, 150_000);
 

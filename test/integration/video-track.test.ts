@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { addBlockDurations } from '../../src/main/core/recordings/video/block-durations.js';
 import {
   findFfmpeg,
   VideoTrack,
@@ -87,6 +88,33 @@ async function probe(file: string): Promise<Probe> {
   };
 }
 
+/**
+ * The video's frames as stored (ms): when each starts, how long the file says it lasts (0 when it
+ * does not say), whether it is a key frame.
+ */
+async function packets(file: string): Promise<{ at: number; lasts: number; key: boolean }[]> {
+  const { stdout } = await run('ffprobe', [
+    ...['-v', 'error', '-of', 'json', '-show_entries', 'packet=pts_time,duration_time,flags', file],
+  ]);
+  const read = JSON.parse(stdout) as {
+    packets: { pts_time: string; duration_time?: string; flags: string }[];
+  };
+  return read.packets.map((packet) => ({
+    at: Math.round(Number(packet.pts_time) * 1000),
+    lasts: Math.round(Number(packet.duration_time ?? 0) * 1000) || 0,
+    key: packet.flags.startsWith('K'),
+  }));
+}
+
+/** Each frame lasts until the next one starts (a seek shows the frame at that time). */
+async function expectFramesLastUntilTheNext(file: string): Promise<void> {
+  const stored = await packets(file);
+  expect(stored.slice(0, -1).map((packet) => packet.lasts)).toEqual(
+    stored.slice(1).map((packet, i) => packet.at - stored[i]!.at),
+  );
+  expect(stored.at(-1)!.lasts).toBeGreaterThan(0);
+}
+
 /** The color of the video's pixel (x, y) at `ms` from its start: that of the last frame by then. */
 async function colorAt(file: string, ms: number, x: number, y: number): Promise<Rgb> {
   const { stdout } = await run(
@@ -123,6 +151,14 @@ describe('the video track of a recording', () => {
     // One frame a picture (a still screen is not repeated), and one at the end.
     expect(frames.map((frame) => frame.at)).toEqual([0, 300, 800, 1500, 4000]);
     expect(frames.every((frame) => frame.width === 320 && frame.height === 240)).toBe(true);
+    await expectFramesLastUntilTheNext(video!);
+    expect((await packets(video!)).map((packet) => packet.key)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expectColor(await colorAt(video!, 100, 160, 120), BLACK);
     expectColor(await colorAt(video!, 500, 160, 120), RED);
     expectColor(await colorAt(video!, 1000, 160, 120), GREEN);
@@ -275,6 +311,11 @@ describe('the video track of a recording', () => {
     expect(frames.map((frame) => frame.at)).toEqual([
       0, 500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 2600, 4000,
     ]);
+    // Joined from two segments and the frames after them, each beginning with a key frame.
+    await expectFramesLastUntilTheNext(video!);
+    expect(
+      (await packets(video!)).filter((packet) => packet.key).map((packet) => packet.at),
+    ).toEqual([0, 1250, 2000]);
     expect(Math.abs(duration - 4000)).toBeLessThan(400);
     expect(written).toEqual([
       { start: 600, end: 1800, title: 'first' },
@@ -398,7 +439,121 @@ describe('finding ffmpeg', () => {
     expect(Math.abs(duration - 3000)).toBeLessThan(300);
     // Before ffmpeg 5.0 a picture's time is rounded to 40 ms (these are multiples of it).
     expect(frames.map((frame) => frame.at)).toEqual([0, 200, 1000, 1800, 3000]);
+    await expectFramesLastUntilTheNext(video!);
     expect(chapters).toEqual([{ start: 1000, end: 3000, title: 'click' }]);
     expectColor(await colorAt(video!, 1400, 160, 120), GREEN);
+  });
+});
+
+describe('giving each frame of a WebM its duration', () => {
+  /** A WebM of `colors`, each shown for its ms, written by ffmpeg to `out` (a path or pipe:1). */
+  async function ffmpegWebm(dir: string, shown: [Rgb, number][], keyEvery: number) {
+    const lines = ['ffconcat version 1.0'];
+    for (const [i, [color, ms]] of shown.entries()) {
+      await writeFile(join(dir, `${i}.jpg`), await jpeg(color));
+      lines.push(`file ${i}.jpg`, 'option framerate 1000', `duration ${ms / 1000}`);
+    }
+    lines.push(`file ${shown.length - 1}.jpg`, 'option framerate 1000');
+    await writeFile(join(dir, 'list.ffconcat'), `${lines.join('\n')}\n`);
+    await writeFile(
+      join(dir, 'chapters.txt'),
+      ';FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=900\ntitle=one\n',
+    );
+    return [
+      ...['-v', 'error', '-y', '-f', 'concat', '-safe', '0', '-i', join(dir, 'list.ffconcat')],
+      ...['-f', 'ffmetadata', '-i', join(dir, 'chapters.txt'), '-map', '0:v', '-map_chapters', '1'],
+      ...['-vsync', 'vfr', '-pix_fmt', 'yuv420p', '-c:v', 'libvpx', '-deadline', 'realtime'],
+      ...['-g', String(keyEvery), '-f', 'webm'],
+    ];
+  }
+
+  /** The decoded frames' checksums, in order. */
+  async function pictures(file: string): Promise<string[]> {
+    const { stdout } = await run(FFMPEG, [
+      ...['-v', 'error', '-i', file, '-vsync', 'passthrough', '-f', 'framemd5', '-'],
+    ]);
+    return stdout
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => line.split(',').at(-1)!.trim());
+  }
+
+  it('keeps every frame, time, key frame and chapter, and tells how long each frame lasts', async () => {
+    const dir = await folder();
+    const shown: [Rgb, number][] = [
+      [BLACK, 375],
+      [RED, 2000],
+      [GREEN, 100],
+      [BLUE, 250],
+      [WHITE, 50],
+      [RED, 600],
+    ];
+    // A key frame every 3 frames: the rewrite must tell the others apart (ReferenceBlock).
+    const input = join(dir, 'in.webm');
+    await run(FFMPEG, [...(await ffmpegWebm(dir, shown, 3)), input]);
+    const output = join(dir, 'out.webm');
+    expect(await addBlockDurations(input, output)).toBe(true);
+
+    const before = await packets(input);
+    const after = await packets(output);
+    expect(before.every((packet) => packet.lasts === 0)).toBe(true);
+    expect(after.map(({ at, key }) => ({ at, key }))).toEqual(
+      before.map(({ at, key }) => ({ at, key })),
+    );
+    expect(after.map((packet) => packet.at)).toEqual([0, 375, 2375, 2475, 2725, 2775, 3375]);
+    expect(after.filter((packet) => packet.key).map((packet) => packet.at)).toEqual([
+      0, 2475, 3375,
+    ]);
+    await expectFramesLastUntilTheNext(output);
+    expect(await pictures(output)).toEqual(await pictures(input));
+    const [was, is] = [await probe(input), await probe(output)];
+    expect(is.chapters).toEqual([{ start: 0, end: 900, title: 'one' }]);
+    expect(is.duration).toBe(was.duration);
+    // Seeking (through the rewritten Cues) lands on the key frame before the time asked.
+    const { stdout } = await run('ffprobe', [
+      ...['-v', 'error', '-read_intervals', '2.6%+#1', '-show_entries', 'packet=pts_time'],
+      ...['-of', 'csv=p=0', output],
+    ]);
+    expect(Number(stdout.trim())).toBe(2.475);
+  });
+
+  it('leaves a WebM written as a stream (sizes unknown) as it is', async () => {
+    const dir = await folder();
+    const input = join(dir, 'in.webm');
+    const args = await ffmpegWebm(
+      dir,
+      [
+        [RED, 300],
+        [GREEN, 300],
+      ],
+      150,
+    );
+    const { stdout } = await run(FFMPEG, [...args, 'pipe:1'], { encoding: 'buffer' });
+    await writeFile(input, stdout);
+    const output = join(dir, 'out.webm');
+    expect(await addBlockDurations(input, output)).toBe(false);
+    expect(existsSync(output)).toBe(false);
+  });
+
+  it('refuses a file that is not a WebM, or one cut short', async () => {
+    const dir = await folder();
+    const text = join(dir, 'text.webm');
+    await writeFile(text, 'not a video at all');
+    await expect(addBlockDurations(text, join(dir, 'a.webm'))).rejects.toThrow(/EBML/);
+    const input = join(dir, 'in.webm');
+    await run(FFMPEG, [
+      ...(await ffmpegWebm(
+        dir,
+        [
+          [RED, 300],
+          [GREEN, 300],
+        ],
+        150,
+      )),
+      input,
+    ]);
+    const cut = join(dir, 'cut.webm');
+    await writeFile(cut, readFileSync(input).subarray(0, statSync(input).size - 40));
+    await expect(addBlockDurations(cut, join(dir, 'b.webm'))).rejects.toThrow(/end/);
   });
 });

@@ -1,9 +1,10 @@
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import sharp from 'sharp';
 import { isPng, jpegOfPng } from '../../computers/operator.js';
 import { BenchtopError } from '../../errors.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../../store/private-files.js';
+import { addBlockDurations } from './block-durations.js';
 import { chapterMetadata, type Chapter, type ListEntry } from './concat-files.js';
 import { encodePictures, joinVideos, type Size } from './encode.js';
 import { FrameLog, type FrameRecord } from './frame-log.js';
@@ -233,7 +234,7 @@ export class VideoTrack {
     const job = {
       ffmpeg,
       workDir,
-      out: `${out}.tmp`,
+      out: join(workDir, basename(out)),
       chapters: chapterMetadata(chapters, startedAt, end - startedAt),
     };
     const last = this.segments.list.at(-1);
@@ -254,7 +255,11 @@ export class VideoTrack {
       }
       await joinVideos({ ...job, entries: parts });
     }
-    await rename(job.out, out);
+    // Each frame gets its duration, so that a seek shows the frame at that time (block-durations).
+    if (await addBlockDurations(job.out, `${out}.tmp`)) {
+      await rename(`${out}.tmp`, out);
+      await rm(job.out);
+    } else await rename(job.out, out);
     await chmod(out, PRIVATE_FILE);
     return (await stat(out)).size;
   }
