@@ -509,6 +509,14 @@ describe('giving each frame of a WebM its duration', () => {
     const [was, is] = [await probe(input), await probe(output)];
     expect(is.chapters).toEqual([{ start: 0, end: 900, title: 'one' }]);
     expect(is.duration).toBe(was.duration);
+    // A nominal 30 frames a second for tools that want a constant rate (else guessed from the frames).
+    const rate = async (file: string) =>
+      (
+        await run('ffprobe', [
+          ...['-v', 'error', '-show_entries', 'stream=r_frame_rate', '-of', 'csv=p=0', file],
+        ])
+      ).stdout.trim();
+    expect(await rate(output)).toBe('30/1');
     // Seeking (through the rewritten Cues) lands on the key frame before the time asked.
     const { stdout } = await run('ffprobe', [
       ...['-v', 'error', '-read_intervals', '2.6%+#1', '-show_entries', 'packet=pts_time'],

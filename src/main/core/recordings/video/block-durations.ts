@@ -4,15 +4,15 @@ import { open, type FileHandle } from 'node:fs/promises';
  * Gives every frame of a WebM written by ffmpeg its duration: each SimpleBlock becomes a
  * BlockGroup with a BlockDuration (until the next frame; the last one until the video's end) and,
  * for a frame that is not a key frame, a ReferenceBlock; the Cues and SeekHead are written anew for
- * the moved clusters. Nothing else changes: the same encoded frames at the same times, the same
- * Info, Tracks, Chapters and Tags.
+ * the moved clusters, and a video track gets a nominal DefaultDuration (withNominalRate). Nothing
+ * else changes: the same encoded frames at the same times, the same Info, Chapters and Tags.
  *
  * Why: ffmpeg's WebM muxer writes video frames as SimpleBlocks, which carry no duration, and a
  * screen recording's frames are far apart and irregular (one frame for as long as the screen stays
  * still). Chromium, seeking a paused video, shows the first decoded frame that "covers" the target
  * time, using the frame's duration when the file gives one and otherwise the average over the
  * frames decoded: a frame shortly before a quick change covers it, and the video shows the screen
- * before the change at that change's time. A track-wide DefaultDuration does not fit frames of
+ * before the change at that change’s time. A track-wide DefaultDuration alone does not fit frames of
  * irregular length (Chromium then skips frames after a long still stretch while playing), and no
  * muxer at hand writes a duration per video frame, hence this rewrite (a few EBML elements; the
  * frames are copied as they are, a cluster at a time).
@@ -47,6 +47,9 @@ const ID = {
   TimestampScale: 0x2ad7b1,
   Duration: 0x4489,
   Tracks: 0x1654ae6b,
+  TrackEntry: 0xae,
+  TrackType: 0x83,
+  DefaultDuration: 0x23e383,
   Chapters: 0x1043a770,
   Tags: 0x1254c367,
   Attachments: 0x1941a469,
@@ -67,6 +70,11 @@ const ID = {
   Void: 0xec,
   Crc32: 0xbf,
 } as const;
+
+/** TrackType of a video track. */
+const VIDEO_TRACK = 1;
+/** The nominal frame length given to video tracks (ns): 30 frames a second. */
+const NOMINAL_FRAME_NS = 33_333_333;
 
 /** Top-level elements the new SeekHead points to, when the file has them. */
 const INDEXED: number[] = [ID.Info, ID.Tracks, ID.Chapters, ID.Tags, ID.Attachments];
@@ -218,6 +226,10 @@ async function writeWithDurations(source: FileHandle, target: FileHandle, layout
   for (const child of layout.children) {
     if (DROPPED.has(child.id)) continue;
     if (!positions.has(child.id)) positions.set(child.id, out.position - segmentStart);
+    if (child.id === ID.Tracks) {
+      await out.write(withNominalRate(await dataOf(source, child)));
+      continue;
+    }
     if (child.id !== ID.Cluster) {
       await out.write(await bytesOf(source, child));
       continue;
@@ -249,6 +261,29 @@ async function writeWithDurations(source: FileHandle, target: FileHandle, layout
     await out.patch(at - 8, uint64(positions.get(indexed[index]!)!));
   }
   await out.flush();
+}
+
+/**
+ * The Tracks element with a DefaultDuration on each video track that has none: every frame has
+ * its own BlockDuration, which comes first; the DefaultDuration only gives tools that want a
+ * constant frame rate one to use (ffmpeg converting to MP4 otherwise guessed it from the frames:
+ * 2 a second for a typical task, putting frames up to a quarter second off their times).
+ */
+function withNominalRate(tracks: Buffer): Buffer {
+  const entries = [...spans(tracks)].map((entry) => {
+    const whole = tracks.subarray(entry.start, entry.end);
+    if (entry.id !== ID.TrackEntry) return whole;
+    const children = [...spans(tracks, entry.dataStart, entry.end)];
+    const video = children.some(
+      (child) => child.id === ID.TrackType && readUint(tracks, child) === VIDEO_TRACK,
+    );
+    if (!video || children.some((child) => child.id === ID.DefaultDuration)) return whole;
+    return element(ID.TrackEntry, [
+      tracks.subarray(entry.dataStart, entry.end),
+      element(ID.DefaultDuration, uintBytes(NOMINAL_FRAME_NS)),
+    ]);
+  });
+  return element(ID.Tracks, entries);
 }
 
 /**
