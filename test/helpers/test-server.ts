@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveSettings, type SettingsInput } from '../../src/main/core/config.js';
@@ -53,7 +53,10 @@ export async function startTestServer(
     paths?: AppPaths;
   } = {},
 ): Promise<TestServer> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'benchtop-test-'));
+  // Inside a dot folder, as the default data dir is (~/.config/benchtop).
+  const home = options.dataDir ? undefined : mkdtempSync(join(tmpdir(), 'benchtop-test-'));
+  const dataDir = options.dataDir ?? join(home!, '.config', 'benchtop');
+  mkdirSync(dataDir, { recursive: true });
   const key = testKey();
   // What a test passes acts as command-line flags: above config.json, which a restart re-reads.
   const flags = {
@@ -113,7 +116,7 @@ export async function startTestServer(
     async close() {
       await server.close();
       await core.close();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (home) rmSync(home, { recursive: true, force: true });
     },
   };
 }
