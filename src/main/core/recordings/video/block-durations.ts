@@ -175,22 +175,26 @@ function videoEnd(info: Buffer): number | undefined {
  */
 function durationsOf(layout: Layout): Map<number, (number | undefined)[]> {
   const durations = new Map<number, (number | undefined)[]>();
-  const open = new Map<number, { list: (number | undefined)[]; index: number; time: number }[]>();
+  /** Per track, the blocks whose end is not known yet (a later block ends them). */
+  const unended = new Map<
+    number,
+    { list: (number | undefined)[]; index: number; time: number }[]
+  >();
   for (const [cluster, blocks] of layout.blocks) {
     const list: (number | undefined)[] = blocks.map(() => undefined);
     durations.set(cluster, list);
     blocks.forEach((block, index) => {
-      const waiting = open.get(block.track) ?? [];
+      const waiting = unended.get(block.track) ?? [];
       const still = waiting.filter((earlier) => {
         if (block.time <= earlier.time) return true;
         earlier.list[earlier.index] = block.time - earlier.time;
         return false;
       });
       still.push({ list, index, time: block.time });
-      open.set(block.track, still);
+      unended.set(block.track, still);
     });
   }
-  for (const waiting of open.values()) {
+  for (const waiting of unended.values()) {
     for (const last of waiting) {
       if (layout.end !== undefined && layout.end > last.time) {
         last.list[last.index] = layout.end - last.time;
