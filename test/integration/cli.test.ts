@@ -169,6 +169,42 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     expect(await exited(child)).toBe(0);
   });
 
+  it('records a computer and serves its video and events from a data dir in a dot folder, as on Linux', async () => {
+    // The default data dir is ~/.config/benchtop: a path Express would not send a file from.
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'benchtop-cli-home-')), '.config', 'benchtop');
+    const key = 'sk_ci_key_recorded_0123456789ab';
+    const { child, url } = await serve(dataDir, { BENCHTOP_API_KEY: key });
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const { id } = (await (await call('POST', '/computers', {})).json()) as { id: string };
+    expect((await call('POST', `/computers/${id}/navigate`, { url: `${url}/ui/` })).status).toBe(
+      200,
+    );
+    expect((await call('POST', `/computers/${id}/click`, { x: 10, y: 10 })).status).toBe(200);
+    expect((await call('DELETE', `/computers/${id}`)).status).toBe(204);
+    await eventually(async () => {
+      const recording = (await (await call('GET', `/computers/${id}/recording`)).json()) as {
+        status: string;
+      };
+      return recording.status === 'complete';
+    }, 30_000);
+
+    const video = await call('GET', `/computers/${id}/recording/video`);
+    expect(video.status).toBe(200);
+    expect(video.headers.get('content-type')).toBe('video/webm');
+    const bytes = Buffer.from(await video.arrayBuffer());
+    expect(bytes.readUInt32BE(0)).toBe(0x1a45dfa3);
+    const events = await call('GET', `/computers/${id}/recording/events`);
+    expect(events.status).toBe(200);
+    expect(await events.text()).toContain('"type":"action_request"');
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  });
+
   it('refuses to start with a bad setting, naming it', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
     const file = join(dataDir, 'override.json');
