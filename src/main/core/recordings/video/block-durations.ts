@@ -2,7 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 
 /**
  * Gives every frame of a WebM written by ffmpeg its duration: each SimpleBlock becomes a
- * BlockGroup with a BlockDuration (until the next frame; the last one until the video's end) and,
+ * BlockGroup with a BlockDuration (until the next frame; the last one is left as it is) and,
  * for a frame that is not a key frame, a ReferenceBlock; the Cues and SeekHead are written anew for
  * the moved clusters, and a video track gets a nominal DefaultDuration (withNominalRate). Nothing
  * else changes: the same encoded frames at the same times, the same Info, Chapters and Tags.
@@ -97,8 +97,6 @@ type Layout = {
   children: Span[];
   /** For each cluster (by its start): its blocks in order. */
   blocks: Map<number, BlockInfo[]>;
-  /** The video's end in timestamp ticks, from Info's Duration; undefined without one. */
-  end: number | undefined;
 };
 
 class Malformed extends Error {}
@@ -115,16 +113,14 @@ async function readLayout(file: FileHandle): Promise<Layout | undefined> {
   if (segment.id !== ID.Segment) throw new Malformed('no Segment after the EBML header');
   const children: Span[] = [];
   const blocks = new Map<number, BlockInfo[]>();
-  let end: number | undefined;
   for (let at = segment.dataStart; at < segment.end;) {
     const child = await spanAt(file, at, segment.end);
     if (!child) return undefined;
     children.push(child);
     if (child.id === ID.Cluster) blocks.set(child.start, clusterBlocks(await dataOf(file, child)));
-    if (child.id === ID.Info) end = videoEnd(await dataOf(file, child));
     at = child.end;
   }
-  return { ebmlHeader, segment, children, blocks, end };
+  return { ebmlHeader, segment, children, blocks };
 }
 
 /** The blocks of a cluster's data, with their absolute times. */
@@ -158,20 +154,11 @@ function blockHeader(data: Buffer, start: number, end: number) {
   return { track: track.value, relative: data.readInt16BE(at), flags: at + 2 };
 }
 
-/** Info's Duration (a float, in timestamp ticks), rounded; undefined without one. */
-function videoEnd(info: Buffer): number | undefined {
-  for (const child of spans(info)) {
-    if (child.id !== ID.Duration) continue;
-    const length = child.end - child.dataStart;
-    if (length === 4) return Math.round(info.readFloatBE(child.dataStart));
-    if (length === 8) return Math.round(info.readDoubleBE(child.dataStart));
-  }
-  return undefined;
-}
-
 /**
- * How long each block lasts, by cluster start and index: until the next later block of its track,
- * the last one until the video's end (none when that is not after it).
+ * How long each block lasts, by cluster start and index: until the next later block of its track.
+ * The last ones get none (their SimpleBlock is kept; the track's nominal DefaultDuration applies):
+ * the video's last frame, given the few ms to the end it shows for, made Chromium fire `ended`
+ * 0.5–1.2 s after it (~30 ms without).
  */
 function durationsOf(layout: Layout): Map<number, (number | undefined)[]> {
   const durations = new Map<number, (number | undefined)[]>();
@@ -193,13 +180,6 @@ function durationsOf(layout: Layout): Map<number, (number | undefined)[]> {
       still.push({ list, index, time: block.time });
       unended.set(block.track, still);
     });
-  }
-  for (const waiting of unended.values()) {
-    for (const last of waiting) {
-      if (layout.end !== undefined && layout.end > last.time) {
-        last.list[last.index] = layout.end - last.time;
-      }
-    }
   }
   return durations;
 }
@@ -268,10 +248,11 @@ async function writeWithDurations(source: FileHandle, target: FileHandle, layout
 }
 
 /**
- * The Tracks element with a DefaultDuration on each video track that has none: every frame has
- * its own BlockDuration, which comes first; the DefaultDuration only gives tools that want a
- * constant frame rate one to use (ffmpeg converting to MP4 otherwise guessed it from the frames:
- * 2 a second for a typical task, putting frames up to a quarter second off their times).
+ * The Tracks element with a DefaultDuration of 1/30 s on each video track, in place of any it had
+ * (ffmpeg writes one from the rate it guessed: 25 a second, or 4 for segments joined). Every frame
+ * but the last has its own BlockDuration, which comes first; the DefaultDuration is the last
+ * frame's, and the constant rate of tools that want one (ffmpeg converting to MP4 otherwise
+ * guessed it from the frames: 2 a second for a typical task, frames up to a quarter second off).
  */
 function withNominalRate(tracks: Buffer): Buffer {
   const entries = [...spans(tracks)].map((entry) => {
@@ -281,9 +262,11 @@ function withNominalRate(tracks: Buffer): Buffer {
     const video = children.some(
       (child) => child.id === ID.TrackType && readUint(tracks, child) === VIDEO_TRACK,
     );
-    if (!video || children.some((child) => child.id === ID.DefaultDuration)) return whole;
+    if (!video) return whole;
     return element(ID.TrackEntry, [
-      tracks.subarray(entry.dataStart, entry.end),
+      ...children
+        .filter((child) => child.id !== ID.DefaultDuration)
+        .map((child) => tracks.subarray(child.start, child.end)),
       element(ID.DefaultDuration, uintBytes(NOMINAL_FRAME_NS)),
     ]);
   });
