@@ -132,10 +132,12 @@ describe('a client that stops reading its events stream', () => {
     const reading = await openEvents(id);
     const stalled = await openStalledEvents(id);
     // 24 MB of output (32 MB of events in base64), paced so that the reading client, served by
-    // this same process, is never left behind by a burst.
+    // this same process, is never left behind by a burst: a stall of this process longer than
+    // ~6 chunks' pacing (the 4 MB a client may leave unread) cuts it off too. 20 ms a chunk did
+    // once in a full run on two cores (the reader got "terminated" before any event).
     const chunks = 48;
     const chunkBytes = 500_000;
-    const command = `for i in $(seq ${chunks}); do head -c ${chunkBytes} /dev/zero | tr '\\0' x; sleep 0.02; done`;
+    const command = `for i in $(seq ${chunks}); do head -c ${chunkBytes} /dev/zero | tr '\\0' x; sleep 0.06; done`;
     const run = await server.request('POST', `/computers/${id}/exec/sync`, {
       command,
       max_output_length: 100,
