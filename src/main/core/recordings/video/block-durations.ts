@@ -352,29 +352,39 @@ class Output {
 async function spanAt(file: FileHandle, at: number, limit: number): Promise<Span | undefined> {
   const head = Buffer.alloc(12);
   const { bytesRead } = await file.read(head, 0, 12, at);
-  const id = readVint(head, 0, bytesRead, true);
-  const size = readVint(head, id.length, bytesRead, false);
-  if (size.unknown) return undefined;
-  const dataStart = at + id.length + size.length;
-  const end = dataStart + size.value;
-  if (end > limit)
-    throw new Malformed(`an element (ID ${id.value.toString(16)}) past its parent's end`);
-  return { id: id.value, start: at, dataStart, end };
+  return headerAt(head, 0, bytesRead, at, limit);
 }
 
 /** The elements of `data` from `start` to `end`. */
 function* spans(data: Buffer, start = 0, end = data.length): Generator<Span> {
   for (let at = start; at < end;) {
-    const id = readVint(data, at, end, true);
-    const size = readVint(data, at + id.length, end, false);
-    if (size.unknown) throw new Malformed('an element of unknown size inside another');
-    const dataStart = at + id.length + size.length;
-    const next = dataStart + size.value;
-    if (next > end)
-      throw new Malformed(`an element (ID ${id.value.toString(16)}) past its parent's end`);
-    yield { id: id.value, start: at, dataStart, end: next };
-    at = next;
+    const span = headerAt(data, at, end, 0, end);
+    if (!span) throw new Malformed('an element of unknown size inside another');
+    yield span;
+    at = span.end;
   }
+}
+
+/**
+ * The element whose header is at `at` in `data` (read up to `available`), its positions `base`
+ * further on, within `limit`; undefined when its size is unknown.
+ */
+function headerAt(
+  data: Buffer,
+  at: number,
+  available: number,
+  base: number,
+  limit: number,
+): Span | undefined {
+  const id = readVint(data, at, available, true);
+  const size = readVint(data, at + id.length, available, false);
+  if (size.unknown) return undefined;
+  const start = base + at;
+  const dataStart = start + id.length + size.length;
+  const end = dataStart + size.value;
+  if (end > limit)
+    throw new Malformed(`an element (ID ${id.value.toString(16)}) past its parent's end`);
+  return { id: id.value, start, dataStart, end };
 }
 
 async function dataOf(file: FileHandle, span: Span): Promise<Buffer> {
