@@ -528,6 +528,10 @@ describe('who drives what', () => {
     await page.locator(`tr[data-computer-id="${idle.computerId}"]`).waitFor();
     expect(await drivenBy(idle.computerId).count()).toBe(0);
     expect(await page.getByText('Look around and stop').count()).toBe(0);
+    // Its task keeps the driven computer from idling out; the other one counts down.
+    const idleCell = (id: string) => page.locator(`tr[data-computer-id="${id}"] > td:nth-child(6)`);
+    expect(await idleCell(driven.computerId).innerText()).toBe('after its task');
+    expect(await idleCell(idle.computerId).innerText()).toMatch(/^\d+:\d\d$/);
 
     await server.request('POST', `/agent/tasks/${driven.taskId}/pause`);
     await taskStatus.filter({ hasText: /^paused$/ }).waitFor();
@@ -561,6 +565,7 @@ describe('who drives what', () => {
       said.some((text) => text.includes('Nobody')),
       said.join(' / '),
     ).toBe(false);
+    await page.locator('.facts').getByText('no idle timeout while its task runs').waitFor();
     await saveScreenshots(page, 'live-view-driven');
   });
 

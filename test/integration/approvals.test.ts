@@ -172,6 +172,36 @@ describe('an action a policy asks about', () => {
     }
   });
 
+  it('keeps its computer from idling out while a person decides', async () => {
+    const made = await server.request('POST', '/computers', { inactivity_timeout_seconds: 1 });
+    const quick = made.body.id as string;
+    const on = (path: string, body?: unknown) =>
+      server.request(body === undefined ? 'GET' : 'POST', `/computers/${quick}${path}`, body);
+    try {
+      expect((await on('/navigate', { url: `${fixtures.url}/checkout.html` })).body.status).toBe(
+        'success',
+      );
+      const click = on('/click', PAY);
+      const approval = await eventually(async () => {
+        const list = await server.request<Approval[]>('GET', '/approvals?status=pending');
+        return list.body.find((one) => one.computer_id === quick);
+      });
+      // The person takes longer than the computer's idle timeout.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect((await on('/status')).body.status).toBe('running');
+      await decide(approval, 'approve');
+      expect((await click).body.status).toBe('success');
+      // Decided, it idles out as before.
+      const ended = await eventually(async () => {
+        const now = (await on('')).body;
+        return now.status === 'terminated' && now;
+      });
+      expect(ended.termination_reason).toBe('idle_timeout');
+    } finally {
+      await server.request('DELETE', `/computers/${quick}`);
+    }
+  });
+
   it('denied: the request answers with the note and nothing happens', async () => {
     const click = act('click', PAY);
     const approval = await pending();

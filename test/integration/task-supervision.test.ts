@@ -308,6 +308,42 @@ describe('handoff', () => {
     await server.request('DELETE', `/computers/${computerId}`);
   });
 
+  it('its computer does not idle out under the task: a slow model, then a person awaited', async () => {
+    fake.requests.length = 0;
+    const slow = held();
+    fake.reply(
+      { json: requestHuman('Please check the page'), until: slow.until },
+      { json: says('Checked.') },
+    );
+    const made = await post('/computers', {
+      display: { width: 400, height: 300 },
+      inactivity_timeout_seconds: 1,
+    });
+    const computerId = made.body.id as string;
+    const status = async () =>
+      (await server.request('GET', `/computers/${computerId}/status`)).body as {
+        status: string;
+        termination_reason?: string;
+      };
+    const id = await start({ model: 'vlm', computer_id: computerId });
+    await eventually(() => fake.requests.length === 1, 10_000);
+    // The model thinks for longer than the computer's idle timeout.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await status()).status).toBe('running');
+    slow.release();
+    expect(await pausedTask(id)).toMatchObject({ paused_reason: 'handoff' });
+    // Nobody comes for a while: the computer waits with the task.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await status()).status).toBe('running');
+    expect((await post(`/agent/tasks/${id}/resume`)).body).toEqual({ status: 'running' });
+    expect(await finishedTask(id)).toMatchObject({ status: 'completed', result: 'Checked.' });
+    // The task over, the computer idles out as any other would.
+    await eventually(async () => (await status()).status === 'terminated', 10_000);
+    expect((await server.request('GET', `/computers/${computerId}`)).body).toMatchObject({
+      termination_reason: 'idle_timeout',
+    });
+  });
+
   it('answers bad handoffs with a 4xx that says why', async () => {
     const id = await start({ model: 'clicks', stall_detection: false });
     const empty = await post(`/agent/tasks/${id}/handoff`, {});

@@ -68,6 +68,30 @@ describe('the computer registry', () => {
     await expect.poll(() => t.browser.operators[0]!.closed).toBe(true);
   });
 
+  it('does not end a computer while something holds it; idle time starts afresh after the last hold', async () => {
+    const session = await t.create({ inactivity_timeout_seconds: 60, max_lifetime_seconds: 3600 });
+    const task = session.holdIdle();
+    const approval = session.holdIdle();
+    t.clock.advance(10 * 60 * SECOND);
+    expect(session.status).toBe('running');
+    expect(session.statusView().last_activity_at).toBe(new Date(t.clock.now()).toISOString());
+    approval();
+    t.clock.advance(10 * 60 * SECOND);
+    expect(session.status).toBe('running');
+    task();
+    task(); // a second release counts once
+    t.clock.advance(59 * SECOND);
+    expect(session.status).toBe('running');
+    t.clock.advance(1 * SECOND);
+    expect(session.terminationReason).toBe('idle_timeout');
+
+    // The max lifetime still applies to a held computer.
+    const held = await t.create({ max_lifetime_seconds: 300 });
+    held.holdIdle();
+    t.clock.advance(300 * SECOND);
+    expect(held.terminationReason).toBe('max_lifetime');
+  });
+
   it('ends a computer at its max lifetime however active it is', async () => {
     const session = await t.create({ max_lifetime_seconds: 300, inactivity_timeout_seconds: 120 });
     for (let minute = 1; minute < 5; minute++) {

@@ -178,7 +178,7 @@ export class TaskRun {
       if (event.type === 'status' && event.status === 'terminated') {
         this.abort({
           status: 'failed',
-          error: `computer ${this.session.id} ended (${event.termination_reason ?? 'terminated'}) while the task was running`,
+          error: `computer ${this.session.id} ended (${event.termination_reason ?? 'terminated'}) while the task was ${this.task.status}`,
         });
       } else if (event.type === 'approval_required' && event.task_id === this.task.task_id) {
         this.approvalRequired(event);
@@ -188,6 +188,8 @@ export class TaskRun {
         this.takenOver();
       }
     });
+    // In use while the task is on it, the model thinking or a person awaited included.
+    const releaseIdle = this.session.holdIdle();
     let outcome: Outcome;
     this.deps.recorder?.taskStarted(this.session.id, this.task.task_id);
     this.meter.start();
@@ -198,6 +200,7 @@ export class TaskRun {
       outcome = this.stop ?? { status: 'failed', error: (error as Error).message };
     }
     unwatch();
+    releaseIdle();
     this.deps.recorder?.taskEnded(this.session.id);
     this.finish(outcome);
     if (this.options.ownsComputer) await this.options.endComputer().catch(() => {});

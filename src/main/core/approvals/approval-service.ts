@@ -323,6 +323,8 @@ export class ApprovalService {
     this.deps.store.insert(session.org, approval);
     const hold = new Hold(approval, session.org, holdKey(request));
     this.holds.set(approval.id, hold);
+    // Waiting for a person is no idleness: the computer is there when they decide.
+    void hold.settled.then(session.holdIdle());
     const seconds = this.deps.settings().approvals.timeout_seconds;
     hold.timer = setTimeout(
       () =>

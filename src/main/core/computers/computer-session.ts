@@ -44,6 +44,8 @@ export class ComputerSession {
   /** Aborted when the computer ends, so waits and commands stop with it. */
   readonly ended = new AbortController();
   private queue: Promise<unknown> = Promise.resolve();
+  /** What keeps it from idling out meanwhile (see holdIdle). */
+  private idleHolds = 0;
   /** The sandbox its commands run in, once started (see OrganizationPolicy). */
   sandbox: ComputerSandbox | undefined;
   /** Set when it was created with cdp: its browser's endpoint and the token that opens it. */
@@ -71,6 +73,28 @@ export class ComputerSession {
     this.lastActivityAt = this.clock.now();
   }
 
+  /**
+   * Keeps the computer from idling out until the returned function is called: while an agent
+   * task runs on it or waits paused, and while an action on it waits for a person's approval.
+   * Nobody sends actions then, yet the computer is in use. It counts as active all along, and
+   * its idle time starts afresh when the last hold ends. Its max lifetime still applies.
+   */
+  holdIdle(): () => void {
+    this.idleHolds++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.idleHolds--;
+      this.touch();
+    };
+  }
+
+  /** When it was last active: now, while something holds it. */
+  private get activeAt(): number {
+    return this.idleHolds > 0 ? this.clock.now() : this.lastActivityAt;
+  }
+
   /** Runs work after everything queued before it on this computer. */
   serialize<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
@@ -87,7 +111,7 @@ export class ComputerSession {
     }
     if (idleTimeoutEnabled) {
       deadlines.push({
-        at: this.lastActivityAt + inactivityTimeoutSeconds * 1000,
+        at: this.activeAt + inactivityTimeoutSeconds * 1000,
         reason: 'idle_timeout',
       });
     }
@@ -100,12 +124,12 @@ export class ComputerSession {
       id: this.id,
       status: this.status,
       created_at: iso(this.createdAt),
-      last_activity_at: iso(this.lastActivityAt),
+      last_activity_at: iso(this.activeAt),
       expires_at:
         maxLifetimeSeconds === null ? null : iso(this.createdAt + maxLifetimeSeconds * 1000),
       idle_expires_at:
         idleTimeoutEnabled && this.status === 'running'
-          ? iso(this.lastActivityAt + inactivityTimeoutSeconds * 1000)
+          ? iso(this.activeAt + inactivityTimeoutSeconds * 1000)
           : null,
       max_lifetime_seconds: maxLifetimeSeconds,
       inactivity_timeout_seconds: inactivityTimeoutSeconds,

@@ -37,7 +37,12 @@ export function LiveScreen({ computerId }: { computerId: string }) {
       <header className="screen-head">
         <a href={href.sessions}>← Sessions</a>
         <h1 id="live-title">{computerId}</h1>
-        {current && <ComputerFacts computer={current} />}
+        {current && (
+          <ComputerFacts
+            computer={current}
+            driven={'task' in driver && driver.task !== undefined}
+          />
+        )}
         {current?.status === 'running' && (
           <span className="head-actions">
             <AsyncButton
@@ -78,7 +83,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
   );
 }
 
-function ComputerFacts({ computer }: { computer: Computer }) {
+function ComputerFacts({ computer, driven }: { computer: Computer; driven: boolean }) {
   const now = useNow();
   const idle = secondsUntil(computer.idle_expires_at, now);
   return (
@@ -89,7 +94,10 @@ function ComputerFacts({ computer }: { computer: Computer }) {
       </span>
       <span className={`status status-${computer.status}`}>{computer.status}</span>
       {computer.status === 'running' && idle !== undefined && (
-        <span>idle ends in {clock(idle)}</span>
+        // A task on it keeps it from idling out until the task ends.
+        <span>
+          {driven ? 'no idle timeout while its task runs' : `idle ends in ${clock(idle)}`}
+        </span>
       )}
     </span>
   );

@@ -69,7 +69,7 @@ export function ComputerTable(props: Props) {
                 </td>
                 <td title={localTime(computer.created_at)}>{age(computer.created_at, now)}</td>
                 <td>
-                  <IdleCountdown computer={computer} now={now} />
+                  <IdleCountdown computer={computer} now={now} driven={driver !== undefined} />
                 </td>
                 <td>{computer.kind === 'browser' ? (tabCounts[computer.id] ?? '…') : '—'}</td>
                 <td>
@@ -123,12 +123,27 @@ function RowActions({ computer, onError }: RowActionsProps) {
   );
 }
 
-function IdleCountdown({ computer, now }: { computer: Computer; now: number }) {
+function IdleCountdown({
+  computer,
+  now,
+  driven,
+}: {
+  computer: Computer;
+  now: number;
+  driven: boolean;
+}) {
   const idle = secondsUntil(computer.idle_expires_at, now);
   const lifetime = secondsUntil(computer.expires_at, now);
   const title =
     lifetime === undefined ? 'no maximum lifetime' : `ends for good in ${clock(lifetime)}`;
   if (idle === undefined) return <span title={title}>never (idle timeout off)</span>;
+  // A task on it (running, or paused for a person) keeps it from idling out until the task ends.
+  if (driven)
+    return (
+      <span title={title} className="no-wrap">
+        after its task
+      </span>
+    );
   return (
     <span title={title} className={idle < 30 ? 'warn' : undefined}>
       {clock(idle)}
