@@ -616,6 +616,41 @@ describe('settings', () => {
     expect((await server.request('GET', '/computers', undefined, { key })).status).toBe(401);
   });
 
+  it('a page whose key stops working asks for another and stops asking with it; a new link brings one', async () => {
+    const made = (await server.request('POST', '/keys', {})).body as { id: string; key: string };
+    const context = await browser.newContext({ viewport: VIEWPORTS[0] });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    let refusals = 0;
+    page.on('response', (response) => {
+      if (response.status() === 401) refusals++;
+    });
+    try {
+      await page.goto(`${server.url}/ui/#key=${made.key}`);
+      await page.getByRole('navigation', { name: 'Screens' }).waitFor();
+      // Revoked (or Benchtop restarted, which gives the link a new key) while the page is open.
+      await server.request('DELETE', `/keys/${made.id}`);
+      await page.getByRole('alert').getByText('no longer takes the key this page had').waitFor();
+      expect(await page.getByRole('navigation', { name: 'Screens' }).count()).toBe(0);
+      await saveScreenshots(page, 'key-refused');
+      // No more requests with the dead key: each would count against the address.
+      const seen = refusals;
+      await page.waitForTimeout(3000);
+      expect(refusals).toBe(seen);
+
+      // The new link opened in the same page (no reload: only the fragment changes).
+      await page.evaluate((key) => (location.hash = `key=${key}`), server.key);
+      await page.getByRole('navigation', { name: 'Screens' }).waitFor();
+      await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+      expect(page.url()).not.toContain(server.key);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('stores a secret whose value it never shows again, then deletes it', async () => {
     const page = await open('#/settings');
     const secrets = page.getByRole('region', { name: 'Secrets' });

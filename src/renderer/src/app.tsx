@@ -1,7 +1,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { ApiContext, useApi } from './api/api-context.js';
-import { forgetKey, rememberKey, type Connection } from './api/connection.js';
+import {
+  forgetKey,
+  inDesktopApp,
+  linkHasKey,
+  rememberKey,
+  resolveConnection,
+  type Connection,
+} from './api/connection.js';
 import { attentionQuery } from './api/queries.js';
 import { createWindowClient } from './api/window-client.js';
 import { AttentionScreen } from './attention/attention-screen.js';
@@ -16,13 +23,46 @@ import { UsageScreen } from './usage/usage-screen.js';
 
 export function App({ initial }: { initial: Connection | undefined }) {
   const [connection, setConnection] = useState(initial);
-  const api = useMemo(
-    () => connection && { client: createWindowClient(connection), connection },
-    [connection],
-  );
-  const route = useHashRoute();
+  /** Set when the server refused the page's key: the prompt says why it is asked again. */
+  const [refused, setRefused] = useState(false);
   const queryClient = useQueryClient();
-  if (!api) return <KeyPrompt onKey={(key) => setConnection(rememberKey(key))} />;
+  const api = useMemo(() => {
+    if (!connection) return undefined;
+    // A link's key dies with a restart or a revocation: stop asking with it (each refusal
+    // counts against the address) and ask for another. The desktop app's key is its own.
+    const onKeyRejected = inDesktopApp()
+      ? undefined
+      : () => {
+          forgetKey(connection.apiKey);
+          setConnection((current) => (current === connection ? undefined : current));
+          setRefused(true);
+          queryClient.clear();
+        };
+    return { client: createWindowClient(connection, onKeyRejected), connection };
+  }, [connection, queryClient]);
+  // A new link opened in this page (the same page, so no reload) brings its key.
+  useEffect(() => {
+    const onHash = () => {
+      if (!linkHasKey()) return;
+      queryClient.clear();
+      setRefused(false);
+      setConnection(resolveConnection());
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [queryClient]);
+  const route = useHashRoute();
+  if (!api) {
+    return (
+      <KeyPrompt
+        refused={refused}
+        onKey={(key) => {
+          setRefused(false);
+          setConnection(rememberKey(key));
+        }}
+      />
+    );
+  }
   const signOut = () => {
     forgetKey();
     setConnection(undefined);
@@ -86,7 +126,7 @@ function Navigation(props: { route: Route; baseUrl: string; onSignOut: () => voi
       {link('settings', href.settings, 'Settings')}
       <div className="sidebar-foot">
         <span title="the server this window talks to">{props.baseUrl}</span>
-        {!(window as { benchtop?: unknown }).benchtop && (
+        {!inDesktopApp() && (
           <button type="button" className="link" onClick={props.onSignOut}>
             Forget key
           </button>
@@ -96,12 +136,18 @@ function Navigation(props: { route: Route; baseUrl: string; onSignOut: () => voi
   );
 }
 
-/** Opened without a key (the /ui/ address typed by hand): ask for one. */
-function KeyPrompt({ onKey }: { onKey: (key: string) => void }) {
+/** Opened without a key (the /ui/ address typed by hand), or its key refused: ask for one. */
+function KeyPrompt({ onKey, refused }: { onKey: (key: string) => void; refused: boolean }) {
   const [key, setKey] = useState('');
   return (
     <main className="key-prompt">
       <h1>Benchtop</h1>
+      {refused && (
+        <p className="error" role="alert">
+          Benchtop no longer takes the key this page had: it was revoked, or Benchtop restarted (the
+          link it prints has a new key at every start).
+        </p>
+      )}
       <p>
         This page needs a key. Open the link that <code>benchtop serve</code> printed, or paste a
         key created with <code>benchtop keys create</code>.

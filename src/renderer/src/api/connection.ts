@@ -29,6 +29,19 @@ export function rememberKey(apiKey: string): Connection {
   return { baseUrl: location.origin, apiKey };
 }
 
-export function forgetKey(): void {
-  sessionStorage.removeItem(STORAGE_KEY);
+/** Forgets the page's key (only `apiKey` when named: a newer one stays). */
+export function forgetKey(apiKey?: string): void {
+  if (apiKey === undefined || sessionStorage.getItem(STORAGE_KEY) === apiKey) {
+    sessionStorage.removeItem(STORAGE_KEY);
+  }
+}
+
+/** A /ui/ link with a key was opened in this page (a new link after a restart, say). */
+export function linkHasKey(): boolean {
+  return FRAGMENT_KEY.test(location.hash);
+}
+
+/** The desktop app's window, whose key comes from the app, not from a link. */
+export function inDesktopApp(): boolean {
+  return Boolean((window as unknown as PreloadBridge).benchtop?.connection);
 }

@@ -7,20 +7,37 @@ import {
 } from '../../../shared/client/api-client.js';
 import type { Connection } from './connection.js';
 
-/** The typed client with the window's key; an unreachable server is named in the error. */
-export function createWindowClient(connection: Connection): ApiClient {
+/**
+ * The typed client with the window's key; an unreachable server is named in the error.
+ * `onKeyRejected` hears of an answer saying the key is not (or no longer) valid: unknown or
+ * revoked, or the address blocked for requests without a valid key.
+ */
+export function createWindowClient(connection: Connection, onKeyRejected?: () => void): ApiClient {
   return createApiClient({
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     fetch: async (input, init) => {
+      let response: Response;
       try {
-        return await fetch(input, init);
+        response = await fetch(input, init);
       } catch (error) {
         if (init?.signal?.aborted) throw error;
         throw new ApiError(0, 'unreachable', `cannot reach Benchtop at ${connection.baseUrl}`);
       }
+      if (onKeyRejected && (await keyRejected(response))) onKeyRejected();
+      return response;
     },
   });
+}
+
+async function keyRejected(response: Response): Promise<boolean> {
+  if (response.status === 401) return true;
+  if (response.status !== 403) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as { code?: unknown } | undefined;
+  return body?.code === 'ip_blocked';
 }
 
 type ActionRouteName = `actions.${ActionEndpoint}`;
