@@ -51,7 +51,7 @@ const POLICIES = [
     ...base,
     ...['computers', 'events', 'screenshots', 'store'].map((p) => `core/${p}`),
   ]),
-  may('core/attention', base),
+  may('core/attention', [...base, 'core/store']),
   may('core/secrets', [...base, 'core/store']),
   may('core/actions', [
     ...base,

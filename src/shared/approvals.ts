@@ -219,3 +219,7 @@ export const AttentionItem = z
   })
   .meta({ id: 'AttentionItem' });
 export type AttentionItem = z.infer<typeof AttentionItem>;
+
+export const AttentionDismissBody = z.object({
+  task_id: z.string().min(1).describe('A failed task listed in GET /attention.'),
+});

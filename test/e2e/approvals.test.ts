@@ -31,6 +31,8 @@ const MODELS = {
         { output: [{ type: 'message', text: 'I was not allowed to pay.' }] },
       ]),
     },
+    // Nothing listens there: a task on it fails at its first step.
+    dead: { provider: 'openai-compatible' as const, base_url: 'http://127.0.0.1:9/v1' },
   },
 };
 
@@ -216,6 +218,25 @@ describe('the Needs-you screen', () => {
     await steps.locator('.event-completed').getByText('I was not allowed to pay.').waitFor();
     await saveScreenshots(page, 'task-denied-timeline');
     expect(await timesPaid()).toBe(1);
+  });
+
+  it('a failed task stays until the person dismisses it', async () => {
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'Check the order',
+      model: 'dead',
+    });
+    const taskId = started.body.task_id as string;
+    await eventually(
+      async () => (await server.request('GET', `/agent/tasks/${taskId}`)).body.status === 'failed',
+    );
+    const page = await open('#/attention');
+    const card = page.locator('article.attention-failed').filter({ hasText: taskId });
+    await card.getByText(/could not reach/).waitFor();
+    await saveScreenshots(page, 'attention-failed');
+    await card.getByRole('button', { name: `Dismiss ${taskId}` }).click();
+    await card.waitFor({ state: 'detached' });
+    const queue = (await server.request('GET', '/attention')).body as Array<{ task_id: string }>;
+    expect(queue.filter((item) => item.task_id === taskId)).toEqual([]);
   });
 
   it('opens a computer’s live view from its thumbnail', async () => {

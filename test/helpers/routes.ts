@@ -80,6 +80,7 @@ export const ROUTES = [
   'POST /approvals/:id/approve',
   'POST /approvals/:id/deny',
   'GET /attention',
+  'POST /attention/dismiss',
   'POST /secrets',
   'GET /secrets',
   'DELETE /secrets/:name',

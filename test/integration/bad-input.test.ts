@@ -28,6 +28,7 @@ const BODY_ROUTES: Route[] = [
   'POST /agent/tasks/:id/handoff',
   'POST /approvals/:id/approve',
   'POST /approvals/:id/deny',
+  'POST /attention/dismiss',
   'POST /secrets',
   'PATCH /settings',
 ];
@@ -794,6 +795,12 @@ const CASES: Case[] = [
   },
   bad('POST /agent/tasks/:id/handoff', 'no reason', {}, 'reason'),
   bad('POST /approvals/:id/approve', 'note as a number', { note: 5 }, 'note'),
+  bad('POST /attention/dismiss', 'no task_id', {}, 'task_id'),
+  {
+    ...bad('POST /attention/dismiss', 'an unknown task', { task_id: 'task_nope' }, null),
+    status: 404,
+    code: 'not_found',
+  },
   bad('POST /secrets', 'no value', { name: 'PW' }, 'value'),
   bad(
     'POST /secrets',

@@ -242,6 +242,8 @@ function casesFor(route: Route): Case[] {
     case 'GET /approvals':
     case 'GET /attention':
       return [{ method, path, statuses: [200], check: empty }];
+    case 'POST /attention/dismiss':
+      return [{ method, path, body: { task_id: ours.task }, statuses: [404] }];
     case 'GET /secrets':
       return [
         {

@@ -232,6 +232,38 @@ describe('ends other than completed', () => {
     });
   });
 
+  it('a failed task waits for a person until dismissed; only a failed one can be', async () => {
+    const started = await start({ instruction: 'x', model: 'dead' });
+    const id = started.body.task_id as string;
+    await finished(id);
+    const queue = async () =>
+      ((await server.request('GET', '/attention')).body as Array<{ type: string; task_id: string }>)
+        .filter((item) => item.task_id === id)
+        .map((item) => item.type);
+    expect(await queue()).toEqual(['failed']);
+
+    const dismissed = await server.request('POST', '/attention/dismiss', { task_id: id });
+    expect(dismissed.status, dismissed.text).toBe(204);
+    expect(await queue()).toEqual([]);
+    // Twice is the same; the task itself is unchanged.
+    expect((await server.request('POST', '/attention/dismiss', { task_id: id })).status).toBe(204);
+    expect((await server.request('GET', `/agent/tasks/${id}`)).body.status).toBe('failed');
+
+    const running = await start({ instruction: 'Wait', model: 'slow' });
+    const refused = await server.request('POST', '/attention/dismiss', {
+      task_id: running.body.task_id,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'invalid_request', param: 'task_id' });
+    expect(refused.body.message).toContain('is running: only a failed task is dismissed');
+    await server.request('POST', `/agent/tasks/${running.body.task_id}/cancel`);
+    const unknown = await server.request('POST', '/attention/dismiss', { task_id: 'task_nope' });
+    expect(unknown.status).toBe(404);
+    const bad = await server.request('POST', '/attention/dismiss', {});
+    expect(bad.status).toBe(400);
+    expect(bad.body.param).toBe('task_id');
+  });
+
   it('fails when its computer is deleted mid-task', async () => {
     const computer = await fixtureComputer();
     const started = await start({ instruction: 'Wait', model: 'slow', computer_id: computer });

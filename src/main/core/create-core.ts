@@ -38,6 +38,7 @@ import { Recorder } from './recordings/recorder.js';
 import { ApprovalService } from './approvals/approval-service.js';
 import { ApprovalStore } from './approvals/approval-store.js';
 import { AttentionService } from './attention/attention-service.js';
+import { AttentionDismissals } from './attention/dismissals.js';
 import { Webhook } from './attention/webhook.js';
 import { RecordingStore } from './recordings/recording-store.js';
 import { proxyPassword, SecretScrubber } from './recordings/secret-scrubber.js';
@@ -196,9 +197,11 @@ export async function createCore(options: CoreOptions) {
   const attention = new AttentionService({
     approvals,
     tasks: {
+      get: (org, id) => tasks.get(org, id),
       list: (org, filter) => tasks.list(org, filter),
       lastEvent: (org, id, types) => tasks.lastEvent(org, id, types),
     },
+    dismissals: new AttentionDismissals(database),
   });
   const tasks = new TaskService({
     store: new TaskStore(database, storage),

@@ -3,11 +3,12 @@ import {
   Approval,
   ApprovalDecisionBody,
   ApprovalListQuery,
+  AttentionDismissBody,
   AttentionItem,
   Policy,
   PolicyList,
 } from '../approvals.js';
-import { IdParams, json, route } from './route.js';
+import { empty, IdParams, json, route } from './route.js';
 
 const tag = 'supervision';
 
@@ -71,6 +72,16 @@ export const APPROVAL_ROUTES = {
     path: '/attention',
     answer: json(z.array(AttentionItem)),
     summary: 'What waits for a person, oldest first',
+    tag,
+  }),
+  'attention.dismiss': route({
+    name: 'attention.dismiss',
+    method: 'post',
+    path: '/attention/dismiss',
+    body: AttentionDismissBody,
+    answer: empty,
+    summary:
+      'Take a failed task out of what waits for a person (it has been seen); other items leave when acted on',
     tag,
   }),
 } as const;

@@ -2,12 +2,16 @@ import type { Approval, AttentionItem } from '../../../shared/approvals.js';
 import type { RanAction } from '../../../shared/describe-action.js';
 import { describeHeldAction } from '../../../shared/describe-attention.js';
 import type { Task, TaskEvent } from '../../../shared/tasks.js';
+import { invalidRequest } from '../errors.js';
+import type { AttentionDismissals } from './dismissals.js';
 
 /** Failed tasks stay in the queue this long: a person sees them the next time they look. */
 export const FAILED_VISIBLE_MS = 24 * 60 * 60 * 1000;
 const FAILED_LISTED = 50;
 
 type TaskReader = {
+  /** Throws not_found for a task the organization does not have. */
+  get(org: string, id: string): Task;
   list(org: string, filter: { statuses: Task['status'][]; limit?: number }): Task[];
   lastEvent(org: string, id: string, types: readonly string[]): TaskEvent | undefined;
 };
@@ -26,8 +30,9 @@ const TASK_ITEM_TYPES = Object.keys(TASK_ITEMS);
 
 /**
  * What waits for a person (docs/API.md §14), derived from what is stored: pending approvals,
- * tasks paused for a handoff, a stall or a budget, and tasks that failed in the last day. New
- * items are announced to subscribers (the window's notifications, the webhook) as they happen.
+ * tasks paused for a handoff, a stall or a budget, and tasks that failed in the last day and
+ * that nobody dismissed. New items are announced to subscribers (the window's notifications, the
+ * webhook) as they happen.
  */
 export class AttentionService {
   private readonly listeners = new Set<AttentionListener>();
@@ -36,6 +41,7 @@ export class AttentionService {
     private readonly deps: {
       approvals: ApprovalReader;
       tasks: TaskReader;
+      dismissals: AttentionDismissals;
       clock?: () => number;
     },
   ) {}
@@ -48,6 +54,27 @@ export class AttentionService {
       ...this.failedTasks(org),
     ];
     return items.sort((a, b) => a.since.localeCompare(b.since));
+  }
+
+  /**
+   * Takes a failed task out of the queue (a person has seen it). Other items leave when acted on:
+   * an approval decided, a paused task resumed or cancelled.
+   */
+  dismiss(org: string, taskId: string): void {
+    const task = this.deps.tasks.get(org, taskId);
+    if (task.status !== 'failed') {
+      throw invalidRequest(
+        `task ${taskId} is ${task.status}: only a failed task is dismissed from the queue (decide an approval, resume or cancel a paused task)`,
+        'task_id',
+      );
+    }
+    const now = this.now();
+    this.deps.dismissals.add(org, taskId, new Date(now).toISOString());
+    this.deps.dismissals.forget(new Date(now - FAILED_VISIBLE_MS).toISOString());
+  }
+
+  private now(): number {
+    return (this.deps.clock ?? Date.now)();
   }
 
   subscribe(listener: AttentionListener): () => void {
@@ -88,10 +115,11 @@ export class AttentionService {
   }
 
   private failedTasks(org: string): AttentionItem[] {
-    const since = new Date((this.deps.clock ?? Date.now)() - FAILED_VISIBLE_MS).toISOString();
+    const since = new Date(this.now() - FAILED_VISIBLE_MS).toISOString();
+    const dismissed = this.deps.dismissals.of(org);
     return this.deps.tasks
       .list(org, { statuses: ['failed'], limit: FAILED_LISTED })
-      .filter((task) => task.updated_at >= since)
+      .filter((task) => task.updated_at >= since && !dismissed.has(task.task_id))
       .map((task) => ({
         type: 'failed' as const,
         since: task.updated_at,

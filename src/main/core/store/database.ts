@@ -149,6 +149,14 @@ const MIGRATIONS = [
    CREATE INDEX model_calls_task ON model_calls (org, task_id) WHERE task_id IS NOT NULL;
    CREATE INDEX model_calls_response ON model_calls (org, response_id);
    CREATE INDEX model_calls_at ON model_calls (org, at);`,
+  // Failed tasks a person dismissed from what waits for them.
+  `CREATE TABLE attention_dismissed (
+     org TEXT NOT NULL,
+     task_id TEXT NOT NULL,
+     at TEXT NOT NULL,
+     PRIMARY KEY (org, task_id)
+   );
+   CREATE INDEX attention_dismissed_at ON attention_dismissed (at);`,
 ];
 
 /**

@@ -9,7 +9,8 @@ type ApprovalRouteName =
   | 'approvals.get'
   | 'approvals.approve'
   | 'approvals.deny'
-  | 'attention.list';
+  | 'attention.list'
+  | 'attention.dismiss';
 
 /** docs/API.md §14: policies, approvals of held actions, and what waits for a person. */
 export const approvalHandlers = (core: Core): Pick<Handlers, ApprovalRouteName> => ({
@@ -27,4 +28,5 @@ export const approvalHandlers = (core: Core): Pick<Handlers, ApprovalRouteName> 
   'approvals.deny': ({ params, body, principal }) =>
     core.approvals.deny(principal.org, params.id, body.note),
   'attention.list': ({ principal }) => core.attention.list(principal.org),
+  'attention.dismiss': ({ body, principal }) => core.attention.dismiss(principal.org, body.task_id),
 });

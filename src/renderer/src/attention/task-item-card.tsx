@@ -10,19 +10,43 @@ import { href } from '../hooks/use-hash-route.js';
 import { BUDGET_LABELS, reachedBudget } from '../tasks/budgets.js';
 import { ItemHead } from './item-head.js';
 
-/** A task that waits for a person: handed off, stuck, out of budget (Resume), or failed (a link). */
+/**
+ * A task that waits for a person: handed off, stuck, out of budget (Resume), or failed (a link,
+ * and Dismiss once seen).
+ */
 export function TaskItemCard({ item }: { item: AttentionItem }) {
   return (
     <article className={`attention-item attention-${item.type}`} aria-label={item.summary}>
       <ItemHead item={item} />
       <p className="attention-summary">{item.summary}</p>
-      {item.task_id && item.type === 'failed' && (
-        <a href={href.task(item.task_id)}>Open the task</a>
-      )}
+      {item.task_id && item.type === 'failed' && <FailedControls taskId={item.task_id} />}
       {item.task_id && item.type !== 'failed' && (
         <ResumeControls taskId={item.task_id} raiseBudget={item.type === 'budget'} />
       )}
     </article>
+  );
+}
+
+function FailedControls({ taskId }: { taskId: string }) {
+  const api = useApi();
+  const [error, setError] = useState<string>();
+  const dismiss = useMutation({
+    mutationFn: () => api.call('attention.dismiss', { body: { task_id: taskId } }),
+    meta: { invalidates: [queryKeys.attention] },
+  });
+  return (
+    <div className="controls">
+      <a href={href.task(taskId)}>Open the task</a>
+      <AsyncButton
+        className="secondary"
+        aria-label={`Dismiss ${taskId}`}
+        onClick={() => dismiss.mutateAsync()}
+        onError={setError}
+      >
+        Dismiss
+      </AsyncButton>
+      <ErrorText message={error} />
+    </div>
   );
 }
 
