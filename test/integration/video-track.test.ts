@@ -138,21 +138,21 @@ function expectColor(actual: Rgb, expected: Rgb): void {
 }
 
 describe('the video track of a recording', () => {
-  it('encodes frames at their real times, black before the first, the last held to the end', async () => {
+  it('encodes frames at their real times, black before a late first one, the last held to the end', async () => {
     const dir = await folder();
     const track = await open(dir);
-    track.add(await jpeg(RED), 320, 240, T + 300);
-    track.add(await jpeg(GREEN), 320, 240, T + 800);
-    track.add(await jpeg(BLUE), 320, 240, T + 1500);
+    track.add(await jpeg(RED), 320, 240, T + 1300);
+    track.add(await jpeg(GREEN), 320, 240, T + 1800);
+    track.add(await jpeg(BLUE), 320, 240, T + 2500);
     expect(track.frames).toBe(3);
-    expect(track.lastFrameAt).toBe(T + 1500);
+    expect(track.lastFrameAt).toBe(T + 2500);
 
-    const video = await track.finish(T + 4000, []);
+    const video = await track.finish(T + 5000, []);
     expect(video).toBe(join(dir, 'video.webm'));
     const { duration, frames } = await probe(video!);
-    expect(Math.abs(duration - 4000)).toBeLessThan(400);
+    expect(Math.abs(duration - 5000)).toBeLessThan(400);
     // One frame a picture (a still screen is not repeated), and one at the end.
-    expect(frames.map((frame) => frame.at)).toEqual([0, 300, 800, 1500, 4000]);
+    expect(frames.map((frame) => frame.at)).toEqual([0, 1300, 1800, 2500, 5000]);
     expect(frames.every((frame) => frame.width === 320 && frame.height === 240)).toBe(true);
     await expectFramesLastUntilTheNext(video!);
     expect((await packets(video!)).map((packet) => packet.key)).toEqual([
@@ -162,19 +162,34 @@ describe('the video track of a recording', () => {
       false,
       false,
     ]);
-    expectColor(await colorAt(video!, 100, 160, 120), BLACK);
-    expectColor(await colorAt(video!, 500, 160, 120), RED);
-    expectColor(await colorAt(video!, 1000, 160, 120), GREEN);
-    expectColor(await colorAt(video!, 3500, 160, 120), BLUE);
+    // More than a second with no frame: what the screen showed is not known.
+    expectColor(await colorAt(video!, 500, 160, 120), BLACK);
+    expectColor(await colorAt(video!, 1500, 160, 120), RED);
+    expectColor(await colorAt(video!, 2000, 160, 120), GREEN);
+    expectColor(await colorAt(video!, 4500, 160, 120), BLUE);
     // The pictures are gone; their index stays.
     expect(existsSync(join(dir, 'frames'))).toBe(false);
     expect(readFileSync(join(dir, 'frames.ndjson'), 'utf8').trim().split('\n')).toHaveLength(3);
     expect(track.bytes).toBe(statSync(video!).size + statSync(join(dir, 'frames.ndjson')).size);
     // Finished: finishing or rendering again gives the same video, and frames are ignored.
-    track.add(await jpeg(WHITE), 320, 240, T + 5000);
+    track.add(await jpeg(WHITE), 320, 240, T + 6000);
     expect(track.frames).toBe(3);
     expect(await track.finish(T + 9000, [])).toBe(video);
     expect(await track.render(T + 9000, [])).toBe(video);
+  });
+
+  it('shows a first frame that came within a second from the start: the video opens on it', async () => {
+    const dir = await folder();
+    const track = await open(dir);
+    track.add(await jpeg(RED), 320, 240, T + 300);
+    track.add(await jpeg(GREEN), 320, 240, T + 800);
+    const video = await track.finish(T + 2000, []);
+    const { frames } = await probe(video!);
+    expect(frames.map((frame) => frame.at)).toEqual([0, 800, 2000]);
+    await expectFramesLastUntilTheNext(video!);
+    expectColor(await colorAt(video!, 0, 160, 120), RED);
+    expectColor(await colorAt(video!, 500, 160, 120), RED);
+    expectColor(await colorAt(video!, 1000, 160, 120), GREEN);
   });
 
   it('keeps screenshots’ PNG frames as they came and encodes them among the JPEG ones', async () => {
@@ -275,7 +290,7 @@ describe('the video track of a recording', () => {
     expect(again.frames).toBe(5);
     const video = await again.finish(T + 1500, []);
     const { frames } = await probe(video!);
-    expect(frames.map((frame) => frame.at)).toEqual([0, 200, 400, 600, 800, 1000, 1500]);
+    expect(frames.map((frame) => frame.at)).toEqual([0, 400, 600, 800, 1000, 1500]);
     expectColor(await colorAt(video!, 900, 160, 120), WHITE);
     expectColor(await colorAt(video!, 1200, 160, 120), GREEN);
     const index = readFileSync(join(dir, 'frames.ndjson'), 'utf8').trim().split('\n');
@@ -298,7 +313,7 @@ describe('the video track of a recording', () => {
     const partial = await track.render(T + 3000, []);
     expect(partial).toBe(join(dir, 'video.partial.webm'));
     expect((await probe(partial!)).frames.map((frame) => frame.at)).toEqual([
-      0, 500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 3000,
+      0, 750, 1000, 1250, 1500, 1750, 2000, 2250, 3000,
     ]);
 
     // Reopened (as after a kill), it goes on from its segments and pictures.
@@ -312,7 +327,7 @@ describe('the video track of a recording', () => {
     const video = await again.finish(T + 4000, chapters);
     const { duration, frames, chapters: written } = await probe(video!);
     expect(frames.map((frame) => frame.at)).toEqual([
-      0, 500, 750, 1000, 1250, 1500, 1750, 2000, 2250, 2600, 4000,
+      0, 750, 1000, 1250, 1500, 1750, 2000, 2250, 2600, 4000,
     ]);
     // Joined from two segments and the frames after them, each beginning with a key frame.
     await expectFramesLastUntilTheNext(video!);
@@ -358,7 +373,7 @@ describe('the video track of a recording', () => {
     track.add(await jpeg(BLUE), 320, 240, T + 1500);
     await track.render(T + 2500, chapters);
     expect(encodings()).toBe(2);
-    expect((await probe(a!)).frames.map((frame) => frame.at)).toEqual([0, 100, 600, 1500, 2500]);
+    expect((await probe(a!)).frames.map((frame) => frame.at)).toEqual([0, 600, 1500, 2500]);
     await track.render(T + 2500, [...chapters, { at: T + 1500, title: 'type' }]);
     expect(encodings()).toBe(3);
     expect((await probe(a!)).chapters.map((chapter) => chapter.title)).toEqual(['click', 'type']);
@@ -441,7 +456,7 @@ describe('finding ffmpeg', () => {
     const { duration, frames, chapters } = await probe(video!);
     expect(Math.abs(duration - 3000)).toBeLessThan(300);
     // Before ffmpeg 5.0 a picture's time is rounded to 40 ms (these are multiples of it).
-    expect(frames.map((frame) => frame.at)).toEqual([0, 200, 1000, 1800, 3000]);
+    expect(frames.map((frame) => frame.at)).toEqual([0, 1000, 1800, 3000]);
     await expectFramesLastUntilTheNext(video!);
     expect(chapters).toEqual([{ start: 1000, end: 3000, title: 'click' }]);
     expectColor(await colorAt(video!, 1400, 160, 120), GREEN);

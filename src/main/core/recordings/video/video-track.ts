@@ -34,6 +34,13 @@ const PNG_FRAME_QUALITY = 80;
 const PARTIAL = 'video.partial.webm';
 /** Scratch files of encodings (lists, chapters, the last stretch): removed at each opening. */
 const WORK = 'encoding';
+/**
+ * A first frame this soon after the start is shown from the start: it is the screen the computer
+ * had meanwhile (its first frame takes a moment to come), and a video that opens on black shows
+ * a black picture until played. A later first frame has black before it: what the screen showed
+ * then is not known.
+ */
+const FIRST_FRAME_LEAD_MS = 1000;
 
 /** Segments are encoded one at a time across all recordings: the machine's cores are for computers. */
 let segmentQueue: Promise<unknown> = Promise.resolve();
@@ -265,9 +272,9 @@ export class VideoTrack {
   }
 
   /**
-   * The concat list of `frames`, each shown until the next one (the last until `end`): black
-   * before the first one when it came after `start`; with `closing`, the last frame once more
-   * at `end`, so that the video lasts until then.
+   * The concat list of `frames`, each shown until the next one (the last until `end`): the
+   * first from `start` when it came within FIRST_FRAME_LEAD_MS of it, else black before it;
+   * with `closing`, the last frame once more at `end`, so that the video lasts until then.
    */
   private async pictures(
     frames: FrameRecord[],
@@ -276,10 +283,12 @@ export class VideoTrack {
     closing: boolean,
   ): Promise<ListEntry[]> {
     const entries: ListEntry[] = [];
-    if (frames[0]!.at > start)
-      entries.push({ file: await this.blackFile(), ms: frames[0]!.at - start });
+    const lead = frames[0]!.at - start;
+    if (lead > FIRST_FRAME_LEAD_MS) entries.push({ file: await this.blackFile(), ms: lead });
     for (const [index, frame] of frames.entries()) {
-      const ms = (frames[index + 1]?.at ?? end) - frame.at;
+      const from =
+        index === 0 && lead <= FIRST_FRAME_LEAD_MS ? Math.min(start, frame.at) : frame.at;
+      const ms = (frames[index + 1]?.at ?? end) - from;
       entries.push({ file: await this.jpegOf(frame), ...(ms > 0 && { ms }) });
     }
     const last = entries.at(-1)!;
