@@ -190,8 +190,15 @@ describe('the video track of a recording', () => {
     expectColor(await colorAt(video!, 0, 160, 120), RED);
     expectColor(await colorAt(video!, 500, 160, 120), RED);
     expectColor(await colorAt(video!, 1000, 160, 120), GREEN);
-  });
 
+    // Its only frame, and the end there (a computer killed right after it): the video still lasts
+    // from the start.
+    const only = await open(await folder());
+    only.add(await jpeg(BLUE), 320, 240, T + 300);
+    const short = await only.finish(T + 300, []);
+    expect((await probe(short!)).frames.map((frame) => frame.at)).toEqual([0, 300]);
+    expectColor(await colorAt(short!, 100, 160, 120), BLUE);
+  });
   it('keeps screenshots’ PNG frames as they came and encodes them among the JPEG ones', async () => {
     const dir = await folder();
     const track = await open(dir, { segmentFrames: 3 });

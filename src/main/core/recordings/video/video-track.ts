@@ -285,14 +285,15 @@ export class VideoTrack {
     const entries: ListEntry[] = [];
     const lead = frames[0]!.at - start;
     if (lead > FIRST_FRAME_LEAD_MS) entries.push({ file: await this.blackFile(), ms: lead });
+    /** When the last picture listed starts showing. */
+    let from = start;
     for (const [index, frame] of frames.entries()) {
-      const from =
-        index === 0 && lead <= FIRST_FRAME_LEAD_MS ? Math.min(start, frame.at) : frame.at;
+      from = index === 0 && lead <= FIRST_FRAME_LEAD_MS ? Math.min(start, frame.at) : frame.at;
       const ms = (frames[index + 1]?.at ?? end) - from;
       entries.push({ file: await this.jpegOf(frame), ...(ms > 0 && { ms }) });
     }
     const last = entries.at(-1)!;
-    if (closing && end > frames.at(-1)!.at) entries.push({ file: last.file });
+    if (closing && end > from) entries.push({ file: last.file });
     return entries;
   }
 
