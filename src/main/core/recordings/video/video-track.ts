@@ -285,15 +285,15 @@ export class VideoTrack {
     const entries: ListEntry[] = [];
     const lead = frames[0]!.at - start;
     if (lead > FIRST_FRAME_LEAD_MS) entries.push({ file: await this.blackFile(), ms: lead });
-    /** When the last picture listed starts showing. */
-    let from = start;
+    /** When a frame starts showing: at its time; the first, after a short lead, at the start. */
+    const shownFrom = (index: number) =>
+      index === 0 && lead > 0 && lead <= FIRST_FRAME_LEAD_MS ? start : frames[index]!.at;
     for (const [index, frame] of frames.entries()) {
-      from = index === 0 && lead <= FIRST_FRAME_LEAD_MS ? Math.min(start, frame.at) : frame.at;
-      const ms = (frames[index + 1]?.at ?? end) - from;
+      const ms = (frames[index + 1]?.at ?? end) - shownFrom(index);
       entries.push({ file: await this.jpegOf(frame), ...(ms > 0 && { ms }) });
     }
     const last = entries.at(-1)!;
-    if (closing && end > from) entries.push({ file: last.file });
+    if (closing && end > shownFrom(frames.length - 1)) entries.push({ file: last.file });
     return entries;
   }
 
