@@ -38,6 +38,8 @@ export type FakeUpstream<Reply extends UpstreamReply = UpstreamReply, Body = unk
   requests: RecordedRequest<Body>[];
   /** Queues replies, answered in order, one per request, whatever its path. */
   reply(...replies: Reply[]): void;
+  /** Forgets the requests and the replies still queued, so one test's leftovers miss the next. */
+  reset(): void;
   close(): Promise<void>;
 };
 
@@ -86,6 +88,10 @@ export async function startFakeUpstream<
     url: `http://127.0.0.1:${port}${options.basePath ?? ''}`,
     requests,
     reply: (...replies) => void queue.push(...replies),
+    reset: () => {
+      requests.length = 0;
+      queue.length = 0;
+    },
     close: () =>
       new Promise((resolve) => {
         for (const timer of timers) clearTimeout(timer);

@@ -66,6 +66,7 @@ export function providerHarness<Reply extends UpstreamReply, Body>(options: {
       return live().requests;
     },
     reply: (...replies) => live().reply(...replies),
+    reset: () => live().reset(),
     close: () => live().close(),
   };
   return {

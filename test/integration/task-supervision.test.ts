@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AttentionItem } from '../../src/shared/approvals.js';
 import type { Task, TaskEvent } from '../../src/shared/tasks.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
@@ -83,6 +83,8 @@ afterAll(async () => {
   await fake?.close();
 });
 
+beforeEach(() => fake.reset());
+
 const post = (path: string, body?: unknown) => server.request('POST', path, body);
 const task = async (id: string) => (await server.request('GET', `/agent/tasks/${id}`)).body as Task;
 const eventsOf = (id: string): TaskEvent[] => server.core.tasks.events('local', id);
@@ -101,6 +103,20 @@ const finishedTask = (id: string) =>
     const current = await task(id);
     return current.exit_code !== null && current;
   }, 15_000);
+
+/**
+ * Waits for the task's first model request; while it has none, the error says where the task is
+ * (its status and events), so a task that failed or stalled before asking shows why.
+ */
+const modelAsked = (id: string) =>
+  eventually(async () => {
+    if (fake.requests.length === 1) return true;
+    const current = await task(id);
+    const seen = eventsOf(id).map((event) => event.type);
+    throw new Error(
+      `${fake.requests.length} requests; task ${current.status} ${current.error ?? ''} after ${seen.join(', ')}`,
+    );
+  }, 10_000);
 
 async function newComputer(): Promise<string> {
   const made = await post('/computers', { display: { width: 400, height: 300 } });
@@ -181,7 +197,6 @@ describe('budgets', () => {
   });
 
   it('max_cost_usd prices the tokens the provider reported; usage adds them up', async () => {
-    fake.requests.length = 0;
     fake.reply(
       { json: computer({ action: 'click', x: 100, y: 100 }) },
       { json: computer({ action: 'click', x: 200, y: 200 }) },
@@ -237,7 +252,6 @@ describe('handoff', () => {
   }
 
   it('the model calls request_human; on resume it is told what the person did, password masked', async () => {
-    fake.requests.length = 0;
     fake.reply({ json: requestHuman('Please sign in for me') }, { json: says('Signed in.') });
     const computerId = await newComputer();
     const id = await start({ model: 'vlm', computer_id: computerId });
@@ -271,7 +285,6 @@ describe('handoff', () => {
   });
 
   it('POST /handoff pauses a running task the same way; the model hears of it in a message', async () => {
-    fake.requests.length = 0;
     const answer = held();
     fake.reply(
       { json: computer({ action: 'click', x: 500, y: 500 }), until: answer.until },
@@ -279,7 +292,7 @@ describe('handoff', () => {
     );
     const computerId = await newComputer();
     const id = await start({ model: 'vlm', computer_id: computerId });
-    await eventually(() => fake.requests.length === 1, 10_000);
+    await modelAsked(id);
 
     const handed = await post(`/agent/tasks/${id}/handoff`, { reason: 'I will sign in myself' });
     expect(handed.body).toEqual({ status: 'paused' });
@@ -309,7 +322,6 @@ describe('handoff', () => {
   });
 
   it('its computer does not idle out under the task: a slow model, then a person awaited', async () => {
-    fake.requests.length = 0;
     const slow = held();
     fake.reply(
       { json: requestHuman('Please check the page'), until: slow.until },
@@ -326,7 +338,7 @@ describe('handoff', () => {
         termination_reason?: string;
       };
     const id = await start({ model: 'vlm', computer_id: computerId });
-    await eventually(() => fake.requests.length === 1, 10_000);
+    await modelAsked(id);
     // The model thinks for longer than the computer's idle timeout.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await status()).status).toBe('running');
@@ -359,7 +371,6 @@ describe('handoff', () => {
 
 describe('takeover', () => {
   it('a person acting from the live view pauses a running task as taken over', async () => {
-    fake.requests.length = 0;
     const answer = held();
     fake.reply(
       { json: computer({ action: 'click', x: 500, y: 500 }), until: answer.until },
@@ -367,7 +378,7 @@ describe('takeover', () => {
     );
     const computerId = await newComputer();
     const id = await start({ model: 'vlm', computer_id: computerId });
-    await eventually(() => fake.requests.length === 1, 10_000);
+    await modelAsked(id);
     await asPerson(computerId, 'click', { x: 5, y: 5 });
     expect(await pausedTask(id)).toMatchObject({ paused_reason: 'takeover' });
     expect(eventsOf(id).at(-1)).toMatchObject({ type: 'paused', reason: 'takeover' });
@@ -379,14 +390,13 @@ describe('takeover', () => {
 
   it('a task the window paused for a person says takeover once they act', async () => {
     const answer = held();
-    fake.requests.length = 0;
     fake.reply(
       { json: computer({ action: 'click', x: 500, y: 500 }), until: answer.until },
       { json: says('Done.') },
     );
     const computerId = await newComputer();
     const id = await start({ model: 'vlm', computer_id: computerId });
-    await eventually(() => fake.requests.length === 1, 10_000);
+    await modelAsked(id);
     await post(`/agent/tasks/${id}/pause`);
     expect((await task(id)).paused_reason).toBe('user');
     await asPerson(computerId, 'click', { x: 5, y: 5 });
@@ -409,7 +419,6 @@ describe('refused actions (with the approval gate)', () => {
       { id: 'no-typing', when: { action_types: ['type'], task_only: true }, then: 'deny' },
     ]);
     expect(policies.status, policies.text).toBe(200);
-    fake.requests.length = 0;
     fake.reply(
       ...Array.from({ length: 4 }, () => ({ json: computer({ action: 'type', text: 'hello' }) })),
       { json: says('Typing is not allowed.') },
@@ -430,7 +439,6 @@ describe('refused actions (with the approval gate)', () => {
     await server.request('PUT', '/policies', [
       { id: 'ask-typing', when: { action_types: ['type'], task_only: true }, then: 'ask' },
     ]);
-    fake.requests.length = 0;
     fake.reply({ json: computer({ action: 'type', text: 'hello' }) }, { json: says('Fine.') });
     const computerId = await newComputer();
     const id = await start({ model: 'vlm', computer_id: computerId, stall_detection: false });
