@@ -13,15 +13,15 @@ export const TRACE_FILE = 'trace.zip';
 /** Where each context's tracing writes as it goes (one line each), for recoverTrace after a kill. */
 const PARTS_FILE = 'trace.parts';
 
+/** How long the end of a trace may wait for what a context still has in flight. */
+const STOP_WAIT_MS = 2000;
+/** The same for a remote browser, whose trace also travels back over its connection. */
+const REMOTE_STOP_WAIT_MS = 10_000;
 /**
  * Tracing options: the actions and their parameters, console messages and page errors, without
  * DOM snapshots (which nearly double what a click costs) or screenshots (the recording has a
  * video) or sources (Benchtop's own code).
  */
-/** How long the end of a trace may wait for what a context still has in flight. */
-const STOP_WAIT_MS = 2000;
-/** The same for a remote browser, whose trace also travels back over its connection. */
-const REMOTE_STOP_WAIT_MS = 10_000;
 const TRACING = { screenshots: false, snapshots: false, sources: false } as const;
 
 /**
