@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, Locator, Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Approval } from '../../src/shared/approvals.js';
 import type { RecordedEvent, Recording } from '../../src/shared/recordings.js';
 import { readZip } from '../helpers/bundle-fixture.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -274,6 +275,55 @@ describe('the Recordings view', () => {
     const text = readFileSync((await saved.path())!, 'utf8');
     expect(text.split('\n').filter(Boolean).length).toBe(events.length);
   }, 150_000);
+});
+
+describe('the Recordings view, for a computer driven without actions', () => {
+  it('lists where a CDP client took its page, and the wait for a person on a held click', async () => {
+    const made = await server.request('POST', '/computers', { cdp: true });
+    const id = made.body.id as string;
+    const cdp = await chromium.connectOverCDP(made.body.cdp_url as string);
+    await cdp.contexts()[0]!.pages()[0]!.goto(`${fixtures.url}/checkout.html`);
+    await cdp.close();
+    const policies = await server.request('PUT', '/policies', [
+      {
+        id: 'payments',
+        description: 'Paying needs a person',
+        when: { action_types: ['click'], target: { role: 'button', name_pattern: '^Pay' } },
+        then: 'ask',
+      },
+    ]);
+    expect(policies.status, policies.text).toBe(200);
+    try {
+      const click = server.request('POST', `/computers/${id}/click`, { x: 100, y: 60 });
+      const approval = await eventually(async () =>
+        (await server.request<Approval[]>('GET', '/approvals?status=pending')).body.find(
+          (pending) => pending.computer_id === id,
+        ),
+      );
+      await sleep(1100);
+      await server.request('POST', `/approvals/${approval.id}/approve`, {});
+      expect((await click).body.status).toBe('success');
+    } finally {
+      await server.request('PUT', '/policies', []);
+    }
+    await endAndRecord(id);
+
+    const page = await open(`#/recordings/${id}`);
+    const detail = page.locator('.recording-detail');
+    const lines = detail.getByRole('list', { name: 'Actions' });
+    const went = lines.getByRole('button', { name: `page went to ${fixtures.url}/checkout.html` });
+    expect(await went.locator('.badge').innerText()).toBe('page');
+    const held = lines.getByRole('button', {
+      name: /held click at 100, 60 for a person: .+ \(approved after [1-9]\d* s\)/,
+    });
+    expect(await held.locator('.badge').innerText()).toBe('approval');
+    await lines.getByRole('button', { name: /^\S+ click at 100, 60$/ }).waitFor();
+    // The header counts the actions sent; the page's own changes are not among them.
+    expect(await detail.locator('.player-side h3').innerText()).toMatch(
+      /^Actions 1 · 0 from the live\s+view$/,
+    );
+    await saveScreenshots(page, 'recording-page-changes');
+  }, 120_000);
 });
 
 describe('the task page', () => {

@@ -56,14 +56,24 @@ describe("a recording's actions on the video's time line", () => {
   it('places each action at its offset from the start, marks a person’s and a failure', () => {
     expect(actionMarks(events, started)).toEqual([
       {
-        requestId: 'r1',
+        key: 'page-0',
+        kind: 'page',
+        offsetMs: 500,
+        text: 'page went to http://x/',
+        byPerson: false,
+        read: false,
+      },
+      {
+        key: 'r1',
+        kind: 'action',
         offsetMs: 2250,
         text: 'click at 150, 130',
         byPerson: false,
         read: false,
       },
       {
-        requestId: 'r2',
+        key: 'r2',
+        kind: 'action',
         offsetMs: 5000,
         text: 'type “hi”',
         byPerson: true,
@@ -130,6 +140,106 @@ describe("a recording's actions on the video's time line", () => {
     expect(marks.map((mark) => [mark.text, mark.read])).toEqual([
       ['screenshot', true],
       ['go to http://x/', false],
+    ]);
+  });
+
+  it('lists what a page or a CDP client did without an action, once, and skips blank tabs', () => {
+    const tab = { ...base, type: 'tab' as const, tab_id: 't2' };
+    const marks = actionMarks(
+      [
+        { ...tab, timestamp: at(0), event: 'opened', url: 'about:blank' },
+        { ...base, type: 'navigation', timestamp: at(1), tab_id: 't1', url: 'http://x/a' },
+        { ...tab, timestamp: at(2), event: 'opened', url: 'http://x/popup' },
+        { ...tab, timestamp: at(3), event: 'switched', url: 'http://x/popup' },
+        { ...tab, timestamp: at(4), event: 'closed', url: 'http://x/popup' },
+        // A navigate action says where it went: its navigation is not a line of its own.
+        {
+          ...base,
+          type: 'action_request',
+          timestamp: at(5),
+          request_id: 'r1',
+          action: { type: 'navigate', url: 'http://x/b' },
+        },
+        { ...base, type: 'navigation', timestamp: at(5.2), tab_id: 't1', url: 'http://x/b' },
+        {
+          ...base,
+          type: 'action_response',
+          timestamp: at(5.3),
+          request_id: 'r1',
+          status: 'success',
+        },
+        // A click that leads to another page: the page it went to is.
+        {
+          ...base,
+          type: 'action_request',
+          timestamp: at(6),
+          request_id: 'r2',
+          action: { type: 'click', at: { x: 1, y: 2 }, button: 'left', count: 1 },
+        },
+        { ...base, type: 'navigation', timestamp: at(6.1), tab_id: 't1', url: 'http://x/c' },
+        {
+          ...base,
+          type: 'action_response',
+          timestamp: at(6.2),
+          request_id: 'r2',
+          status: 'success',
+        },
+      ],
+      started,
+    );
+    expect(marks.map((mark) => [mark.offsetMs, mark.kind, mark.text])).toEqual([
+      [1000, 'page', 'page went to http://x/a'],
+      [2000, 'page', 'tab opened on http://x/popup'],
+      [4000, 'page', 'tab closed: http://x/popup'],
+      [5000, 'action', 'go to http://x/b'],
+      [6000, 'action', 'click at 1, 2'],
+      [6100, 'page', 'page went to http://x/c'],
+    ]);
+    expect(new Set(marks.map((mark) => mark.key)).size).toBe(marks.length);
+  });
+
+  it('lists an action held for a person where it was asked, with the decision and the wait', () => {
+    const approval = {
+      ...base,
+      approval_id: 'appr_1',
+      task_id: null,
+      action: { type: 'click', at: { x: 120, y: 233 }, button: 'left', count: 1 },
+      policy_id: 'pay',
+      reason: 'Payments need a person',
+      url: 'http://shop/',
+      target: null,
+      screenshot_url: null,
+    };
+    const marks = actionMarks(
+      [
+        { ...approval, type: 'approval_required', timestamp: at(1) },
+        {
+          ...base,
+          type: 'approval_decided',
+          timestamp: at(21.5),
+          approval_id: 'appr_1',
+          task_id: null,
+          status: 'approved',
+          note: null,
+          status_reason: null,
+        },
+        {
+          ...base,
+          type: 'action_request',
+          timestamp: at(21.6),
+          request_id: 'r1',
+          action: approval.action,
+        },
+      ],
+      started,
+    );
+    expect(marks.map((mark) => [mark.offsetMs, mark.kind, mark.text])).toEqual([
+      [
+        1000,
+        'approval',
+        'held click at 120, 233 for a person: Payments need a person (approved after 20 s)',
+      ],
+      [21_600, 'action', 'click at 120, 233'],
     ]);
   });
 

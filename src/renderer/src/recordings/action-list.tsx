@@ -3,8 +3,9 @@ import { playingIndex, videoTime, type ActionMark } from './recorded-actions.js'
 import type { VideoSync } from './recording-video.js';
 
 /**
- * The recording's actions at their time in the video: clicking one seeks there, and the one on
- * screen at the playing position is marked (and kept in sight while the video plays).
+ * The recording's actions (and the page's own changes, and the waits for a person) at their time
+ * in the video: clicking one seeks there, and the one on screen at the playing position is marked
+ * (and kept in sight while the video plays).
  */
 export function ActionList({ marks, sync }: { marks: ActionMark[]; sync: VideoSync }) {
   const list = useRef<HTMLOListElement>(null);
@@ -17,7 +18,7 @@ export function ActionList({ marks, sync }: { marks: ActionMark[]; sync: VideoSy
   return (
     <ol ref={list} className="recorded-actions" aria-label="Actions">
       {marks.map((mark, index) => (
-        <li key={mark.requestId}>
+        <li key={mark.key} className={`mark-${mark.kind}`}>
           <button
             type="button"
             className={index === playing ? 'playing' : undefined}
@@ -28,6 +29,7 @@ export function ActionList({ marks, sync }: { marks: ActionMark[]; sync: VideoSy
             <span className="mark-time">{videoTime(mark.offsetMs)}</span>
             <span className="mark-text">{mark.text}</span>
             {mark.byPerson && <span className="badge">live view</span>}
+            {mark.kind !== 'action' && <span className="badge">{mark.kind}</span>}
             {mark.error && <span className="mark-failed">failed</span>}
           </button>
         </li>

@@ -1,10 +1,17 @@
-import { clock } from '../components/format.js';
+import { age, clock } from '../components/format.js';
+import type { NavigationEvent, TabEvent } from '../../../shared/events.js';
 import type { RecordedEvent } from '../../../shared/recordings.js';
 import { describeRanAction } from '../../../shared/describe-action.js';
 
-/** An action of a recording, where it happened in the video. */
+/**
+ * A line of a recording's list, where it happened in the video: an action sent to the computer;
+ * a page that changed without one (a navigation, a tab opened or closed by the site or by a CDP
+ * client); or an action held for a person, with what they decided.
+ */
 export type ActionMark = {
-  requestId: string;
+  /** Unique in the list: the action's request id, the approval's id, or the event's place. */
+  key: string;
+  kind: 'action' | 'page' | 'approval';
   /** Milliseconds from the start of the video (the recording's started_at). */
   offsetMs: number;
   text: string;
@@ -17,29 +24,65 @@ export type ActionMark = {
 };
 
 const READS = new Set(['screenshot', 'list_tabs', 'html']);
+/** Actions whose own line says where the page went: their navigations and tabs are not repeated. */
+const MOVES = new Set(['navigate', 'new_tab', 'switch_tab', 'close_tab']);
 
-/** Every action the computer ran, in order, placed on the video's time line. */
+/** Everything that happened on the computer's screen, in order, placed on the video's time line. */
 export function actionMarks(events: RecordedEvent[], startedAt: string): ActionMark[] {
   const start = Date.parse(startedAt);
   const marks: ActionMark[] = [];
-  const byRequest = new Map<string, ActionMark>();
-  for (const event of events) {
+  const byKey = new Map<string, ActionMark>();
+  /** The navigating actions running (between their request and response). */
+  const moving = new Set<string>();
+  /** When each approval was asked. */
+  const asked = new Map<string, string>();
+  const add = (mark: ActionMark) => {
+    marks.push(mark);
+    byKey.set(mark.key, mark);
+  };
+  for (const [index, event] of events.entries()) {
+    const at = Date.parse(event.timestamp);
+    const place = { offsetMs: Math.max(0, at - start), byPerson: false, read: false };
     if (event.type === 'action_request') {
-      const mark: ActionMark = {
-        requestId: event.request_id,
-        offsetMs: Math.max(0, Date.parse(event.timestamp) - start),
+      if (MOVES.has(event.action.type)) moving.add(event.request_id);
+      add({
+        ...place,
+        key: event.request_id,
+        kind: 'action',
         text: describeRanAction(event.action),
         byPerson: event.source === 'live_view',
         read: READS.has(event.action.type),
-      };
-      marks.push(mark);
-      byRequest.set(event.request_id, mark);
-    } else if (event.type === 'action_response' && event.status === 'error') {
-      const mark = byRequest.get(event.request_id);
-      if (mark) mark.error = event.error_message ?? 'failed';
+      });
+    } else if (event.type === 'action_response') {
+      moving.delete(event.request_id);
+      const mark = byKey.get(event.request_id);
+      if (mark && event.status === 'error') mark.error = event.error_message ?? 'failed';
+    } else if (event.type === 'navigation' || event.type === 'tab') {
+      const text = moving.size === 0 ? pageChange(event) : undefined;
+      if (text) add({ ...place, key: `page-${index}`, kind: 'page', text });
+    } else if (event.type === 'approval_required') {
+      asked.set(event.approval_id, event.timestamp);
+      add({
+        ...place,
+        key: event.approval_id,
+        kind: 'approval',
+        text: `held ${describeRanAction(event.action)} for a person: ${event.reason}`,
+      });
+    } else if (event.type === 'approval_decided') {
+      const mark = byKey.get(event.approval_id);
+      const since = asked.get(event.approval_id);
+      if (mark && since) mark.text += ` (${event.status} after ${age(since, at)})`;
     }
   }
   return marks;
+}
+
+/** A navigation or tab as a line, or undefined for one nobody needs to read (a blank tab). */
+function pageChange(event: NavigationEvent | TabEvent): string | undefined {
+  if (event.type === 'navigation') return `page went to ${event.url}`;
+  if (event.event === 'opened' && event.url !== 'about:blank') return `tab opened on ${event.url}`;
+  if (event.event === 'closed') return `tab closed: ${event.url}`;
+  return undefined;
 }
 
 /** Less than any two actions apart, more than a seconds↔milliseconds round trip loses. */

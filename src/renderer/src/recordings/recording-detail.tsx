@@ -80,6 +80,7 @@ function Player({ recording }: { recording: Recording }) {
     events.data && recording.started_at ? actionMarks(events.data, recording.started_at) : [];
   const reads = marks.filter((mark) => mark.read).length;
   const shown = showReads ? marks : marks.filter((mark) => !mark.read);
+  const actions = shown.filter((mark) => mark.kind === 'action');
   return (
     <>
       {recording.status === 'recording' && (
@@ -101,7 +102,8 @@ function Player({ recording }: { recording: Recording }) {
             Actions{' '}
             {events.data && (
               <span className="muted">
-                {shown.length} · {shown.filter((mark) => mark.byPerson).length} from the live view
+                {actions.length} · {actions.filter((mark) => mark.byPerson).length} from the live
+                view
               </span>
             )}
           </h3>
