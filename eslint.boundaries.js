@@ -84,7 +84,8 @@ const POLICIES = [
     'shared-contract',
     ...['computers', 'guards', 'models', 'store'].map((p) => `core/${p}`),
   ]),
-  may('window', ['shared']),
+  // The window's quit shares the servers' shutdown deadline.
+  may('window', ['shared', 'core/runtime']),
   may('launcher', ['root', 'core/runtime']),
   may('root', [...base, 'server', 'mcp', 'window', 'launcher', 'core']),
   may('preload', ['shared']),

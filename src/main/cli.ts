@@ -8,6 +8,7 @@ import { LIFT_FILE, readBlocks, writeAtomically } from './core/guards/ip-block-f
 import { KeyStore } from './core/store/key-store.js';
 import { STOP_SIGNALS } from './core/runtime/process-supervisor.js';
 import { preparePrivateDataDir } from './core/store/private-files.js';
+import { closeWithin } from './core/runtime/shutdown.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 
 const USAGE = `usage:
@@ -18,8 +19,6 @@ const USAGE = `usage:
   benchtop keys revoke KEY_ID
   benchtop ip-blocks [list]
   benchtop ip-blocks lift IP|--all`;
-
-const SHUTDOWN_DEADLINE_MS = 15_000;
 
 /*
  * The server and the MCP door are imported only by the commands that start them: `keys` and
@@ -65,16 +64,10 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: closing every computer`);
-    setTimeout(() => {
-      console.error(`benchtop: closing took longer than ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting`);
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
-    benchtop.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`benchtop: error while closing: ${String(error)}`);
-        process.exit(1);
-      },
+    closeWithin(
+      (onStep) => benchtop.close(onStep),
+      (code) => process.exit(code),
+      (message) => console.error(`benchtop: ${message}`),
     );
   };
   for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));

@@ -133,9 +133,9 @@ function main(): void {
   const preferences = windowPreferences(() => new Store(PREFERENCES_FILE));
   closeOnQuit(
     app,
-    () =>
+    (onStep) =>
       starting.then(
-        (benchtop) => benchtop.close(),
+        (benchtop) => benchtop.close(onStep),
         () => undefined,
       ),
     {

@@ -8,9 +8,9 @@ import { STOP_SIGNALS } from './core/runtime/process-supervisor.js';
 import { markAlive, OWN_MARK } from './core/runtime/process-table.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 import { createMcpServer } from './mcp/mcp-server.js';
+import { closeWithin } from './core/runtime/shutdown.js';
 import { startBenchtop, type AppPaths } from './start-benchtop.js';
 
-const SHUTDOWN_DEADLINE_MS = 15_000;
 const PROBE_TIMEOUT_MS = 1500;
 
 /** stdout carries JSON-RPC only: everything said to a person goes to stderr. */
@@ -44,21 +44,6 @@ async function runningBenchtop(env: NodeJS.ProcessEnv): Promise<string | undefin
   } catch {
     return undefined;
   }
-}
-
-/** Ends the process once `close` finished, or after the deadline if it hangs. */
-function exitAfter(close: () => Promise<void>): void {
-  setTimeout(() => {
-    log(`closing took longer than ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting`);
-    process.exit(1);
-  }, SHUTDOWN_DEADLINE_MS).unref();
-  close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      log(`error while closing: ${String(error)}`);
-      process.exit(1);
-    },
-  );
 }
 
 /** Calls `stop` once, when stdin ends (the client went) or on a stop signal. */
@@ -103,10 +88,15 @@ async function bridge(url: string, key: string): Promise<void> {
   await local.start();
   log(`relaying to the Benchtop running at ${url}`);
   onEnd(() =>
-    exitAfter(async () => {
-      await upstream.terminateSession().catch(() => {});
-      await upstream.close();
-    }),
+    closeWithin(
+      async (onStep) => {
+        onStep('the relay');
+        await upstream.terminateSession().catch(() => {});
+        await upstream.close();
+      },
+      (code) => process.exit(code),
+      log,
+    ),
   );
 }
 
@@ -153,9 +143,14 @@ export async function serveMcp(paths: AppPaths): Promise<void> {
     `serving MCP on stdio for organization "${principal.org}"; Benchtop at ${benchtop.server.url}`,
   );
   onEnd(() =>
-    exitAfter(async () => {
-      await transport.close();
-      await benchtop.close();
-    }),
+    closeWithin(
+      async (onStep) => {
+        onStep('the MCP transport');
+        await transport.close();
+        await benchtop.close(onStep);
+      },
+      (code) => process.exit(code),
+      log,
+    ),
   );
 }

@@ -41,7 +41,8 @@ export type Benchtop = {
   server: RunningServer;
   /** A key created on this start (first start only), to be shown once. */
   firstKey?: string;
-  close(): Promise<void>;
+  /** Ends the server, then every computer; `onStep` hears each part as its close begins. */
+  close(onStep?: (part: string) => void): Promise<void>;
 };
 
 /**
@@ -93,9 +94,10 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
     core,
     server,
     firstKey,
-    async close() {
+    async close(onStep) {
+      onStep?.('the server');
       await server.close();
-      await core.close();
+      await core.close(onStep);
       run.end();
     },
   };

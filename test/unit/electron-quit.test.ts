@@ -71,10 +71,15 @@ describe('quitting the app', () => {
     expect(quit.state()).toBe('closed');
   });
 
-  it('gives up on a hung close at the deadline and exits with status 1', async () => {
+  it('gives up on a hung close at the deadline, naming the part it hung on, with status 1', async () => {
     const app = new FakeApp();
     const lines: string[] = [];
-    closeOnQuit(app, () => new Promise<void>(() => {}), {
+    const hangsAtBrowsers = (onStep: (part: string) => void) => {
+      onStep('computers');
+      onStep('browsers');
+      return new Promise<void>(() => {});
+    };
+    closeOnQuit(app, hangsAtBrowsers, {
       deadlineMs: 50,
       log: (line) => lines.push(line),
     });
@@ -83,7 +88,7 @@ describe('quitting the app', () => {
     expect(app.ended).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(app.exitCode).toBe(1);
-    expect(lines.join('\n')).toMatch(/closing took longer than 0.05 s/);
+    expect(lines.join('\n')).toMatch(/closing took longer than 0.05 s \(still closing browsers\)/);
   });
 
   it('a failed close is reported and exits with status 1', async () => {

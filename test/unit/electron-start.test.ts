@@ -185,6 +185,7 @@ describe.skipIf(needsBuild(repo))('the launcher, run for real', () => {
     expect(ui.status).toBe(200);
     expect(await ui.text()).toMatch(/<html/i);
     run.child.kill('SIGINT');
-    expect(await run.exit).toBe(0);
+    const code = await run.exit;
+    expect(code, run.output()).toBe(0);
   });
 });

@@ -274,28 +274,30 @@ export async function createCore(options: CoreOptions) {
     setBaseUrl(url: string) {
       baseUrl = url.replace(/\/$/, '');
     },
-    async close() {
+    /** Ends everything; `onStep` hears each part's name as its close begins. */
+    async close(onStep?: (part: string) => void) {
       // Every step runs even when one before it fails (a disk that refuses a write, a browser
       // already gone): a shutdown that stopped halfway would leave Chromium or desktops running.
-      const steps: Array<() => unknown> = [
-        () => tasks.close(),
-        () => approvals.close(),
-        () => webhook.drain(),
-        () => blockFiles.close(),
-        () => screencasts.close(),
-        () => registry.close(),
-        () => recorder.close(),
-        () => backends.close(),
-        () => browsers.close(),
-        () => desktops.close(),
-        () => responses.close(),
-        () => screenshots.close(),
-        () => keys.close(),
-        () => storage.close(),
-        () => database.close(),
+      const steps: Array<[string, () => unknown]> = [
+        ['tasks', () => tasks.close()],
+        ['approvals', () => approvals.close()],
+        ['the approval webhook', () => webhook.drain()],
+        ['block files', () => blockFiles.close()],
+        ['screencasts', () => screencasts.close()],
+        ['computers', () => registry.close()],
+        ['recordings', () => recorder.close()],
+        ['remote backends', () => backends.close()],
+        ['browsers', () => browsers.close()],
+        ['desktops', () => desktops.close()],
+        ['responses', () => responses.close()],
+        ['screenshots', () => screenshots.close()],
+        ['keys', () => keys.close()],
+        ['storage', () => storage.close()],
+        ['the database', () => database.close()],
       ];
       const failures: Error[] = [];
-      for (const step of steps) {
+      for (const [part, step] of steps) {
+        onStep?.(part);
         try {
           await step();
         } catch (error) {

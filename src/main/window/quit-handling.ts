@@ -1,3 +1,4 @@
+import { closeWithin, SHUTDOWN_DEADLINE_MS, type StepwiseClose } from '../core/runtime/shutdown.js';
 import type { Preventable } from './navigation-guard.js';
 
 /** The part of Electron's `app` that quitting uses. */
@@ -6,9 +7,6 @@ export type QuitApp = {
   quit(): void;
   exit(code?: number): void;
 };
-
-/** As long as the CLI waits on SIGINT before giving up on a hung close. */
-export const QUIT_DEADLINE_MS = 15_000;
 
 export type QuitState = 'running' | 'closing' | 'closed';
 
@@ -20,10 +18,10 @@ export type QuitState = 'running' | 'closing' | 'closed';
  */
 export function closeOnQuit(
   app: QuitApp,
-  close: () => Promise<void>,
+  close: StepwiseClose,
   options: { deadlineMs?: number; log?: (line: string) => void; onClosing?: () => void } = {},
 ): { state(): QuitState } {
-  const deadlineMs = options.deadlineMs ?? QUIT_DEADLINE_MS;
+  const deadlineMs = options.deadlineMs ?? SHUTDOWN_DEADLINE_MS;
   const log = options.log ?? ((line: string) => console.error(line));
   let state: QuitState = 'running';
   const finish = (code: number) => {
@@ -37,20 +35,14 @@ export function closeOnQuit(
     if (state === 'closing') return;
     state = 'closing';
     options.onClosing?.();
-    const deadline = setTimeout(() => {
-      log(`benchtop: closing took longer than ${deadlineMs / 1000} s; exiting`);
-      finish(1);
-    }, deadlineMs);
-    close().then(
-      () => {
-        clearTimeout(deadline);
-        if (state === 'closing') finish(0);
+    closeWithin(
+      close,
+      // A deadline passed already quit with 1: a close that ends after it changes nothing.
+      (code) => {
+        if (state === 'closing') finish(code);
       },
-      (error: unknown) => {
-        clearTimeout(deadline);
-        log(`benchtop: error while closing: ${String(error)}`);
-        if (state === 'closing') finish(1);
-      },
+      (message) => log(`benchtop: ${message}`),
+      deadlineMs,
     );
   });
   return { state: () => state };
