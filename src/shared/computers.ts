@@ -70,6 +70,11 @@ const lifetimeFields = {
   inactivity_timeout_seconds: z.number(),
   idle_timeout_enabled: z.boolean(),
   auto_kill: z.boolean(),
+  idle_held: z
+    .boolean()
+    .describe(
+      'True while it cannot idle out: an agent task is on it, or an action on it waits for a person\'s approval. last_activity_at and idle_expires_at then move with the clock.',
+    ),
 };
 
 export const ComputerStatus = z.object(lifetimeFields).meta({ id: 'ComputerStatus' });

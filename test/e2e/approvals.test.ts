@@ -134,6 +134,11 @@ describe('the Needs-you screen', () => {
     await page.getByRole('link', { name: /Needs you\s*1 waiting/ }).waitFor();
     await saveScreenshots(page, 'needs-you-approval');
     expect(await timesPaid()).toBe(0);
+    // Waiting for the person, the computer cannot idle out, and Sessions says so.
+    await page.evaluate(() => (location.hash = '#/sessions'));
+    const idleCell = page.locator(`tr[data-computer-id="${computerId}"] > td:nth-child(6)`);
+    await expect.poll(() => idleCell.innerText()).toBe('after a person decides');
+    await page.evaluate(() => (location.hash = '#/attention'));
 
     await card.getByRole('button', { name: 'Approve' }).click();
     const answer = await clicked;

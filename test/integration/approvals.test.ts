@@ -188,9 +188,10 @@ describe('an action a policy asks about', () => {
       });
       // The person takes longer than the computer's idle timeout.
       await new Promise((resolve) => setTimeout(resolve, 2500));
-      expect((await on('/status')).body.status).toBe('running');
+      expect((await on('/status')).body).toMatchObject({ status: 'running', idle_held: true });
       await decide(approval, 'approve');
       expect((await click).body.status).toBe('success');
+      expect((await on('')).body.idle_held).toBe(false);
       // Decided, it idles out as before.
       const ended = await eventually(async () => {
         const now = (await on('')).body;

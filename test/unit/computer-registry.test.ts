@@ -70,16 +70,22 @@ describe('the computer registry', () => {
 
   it('does not end a computer while something holds it; idle time starts afresh after the last hold', async () => {
     const session = await t.create({ inactivity_timeout_seconds: 60, max_lifetime_seconds: 3600 });
+    expect(session.statusView().idle_held).toBe(false);
     const task = session.holdIdle();
     const approval = session.holdIdle();
     t.clock.advance(10 * 60 * SECOND);
     expect(session.status).toBe('running');
-    expect(session.statusView().last_activity_at).toBe(new Date(t.clock.now()).toISOString());
+    expect(session.statusView()).toMatchObject({
+      last_activity_at: new Date(t.clock.now()).toISOString(),
+      idle_held: true,
+    });
     approval();
     t.clock.advance(10 * 60 * SECOND);
     expect(session.status).toBe('running');
+    expect(session.statusView().idle_held).toBe(true);
     task();
     task(); // a second release counts once
+    expect(session.statusView().idle_held).toBe(false);
     t.clock.advance(59 * SECOND);
     expect(session.status).toBe('running');
     t.clock.advance(1 * SECOND);

@@ -135,6 +135,7 @@ export class ComputerSession {
       inactivity_timeout_seconds: inactivityTimeoutSeconds,
       idle_timeout_enabled: idleTimeoutEnabled,
       auto_kill: idleTimeoutEnabled,
+      idle_held: this.idleHolds > 0,
     };
   }
 

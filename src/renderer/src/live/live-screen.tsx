@@ -94,9 +94,13 @@ function ComputerFacts({ computer, driven }: { computer: Computer; driven: boole
       </span>
       <span className={`status status-${computer.status}`}>{computer.status}</span>
       {computer.status === 'running' && idle !== undefined && (
-        // A task on it keeps it from idling out until the task ends.
+        // A task on it keeps it from idling out until the task ends; a pending approval too.
         <span>
-          {driven ? 'no idle timeout while its task runs' : `idle ends in ${clock(idle)}`}
+          {driven
+            ? 'no idle timeout while its task runs'
+            : computer.idle_held
+              ? 'no idle timeout while a person decides'
+              : `idle ends in ${clock(idle)}`}
         </span>
       )}
     </span>

@@ -137,11 +137,12 @@ function IdleCountdown({
   const title =
     lifetime === undefined ? 'no maximum lifetime' : `ends for good in ${clock(lifetime)}`;
   if (idle === undefined) return <span title={title}>never (idle timeout off)</span>;
-  // A task on it (running, or paused for a person) keeps it from idling out until the task ends.
-  if (driven)
+  // A task on it (running, or paused for a person) keeps it from idling out until the task ends;
+  // so does an action on it that waits for a person's approval.
+  if (driven || computer.idle_held)
     return (
       <span title={title} className="no-wrap">
-        after its task
+        {driven ? 'after its task' : 'after a person decides'}
       </span>
     );
   return (
