@@ -73,7 +73,7 @@ const lifetimeFields = {
   idle_held: z
     .boolean()
     .describe(
-      'True while it cannot idle out: an agent task is on it, or an action on it waits for a person\'s approval. last_activity_at and idle_expires_at then move with the clock.',
+      "True while it cannot idle out: an agent task is on it, or an action on it waits for a person's approval. last_activity_at and idle_expires_at then move with the clock.",
     ),
 };
 
