@@ -14,9 +14,10 @@ export function closeWithin(
   log: (message: string) => void,
   deadlineMs = SHUTDOWN_DEADLINE_MS,
 ): void {
-  let part = 'the server';
+  let part: string | undefined;
   const deadline = setTimeout(() => {
-    log(`closing took longer than ${deadlineMs / 1000} s (still closing ${part}); exiting`);
+    const where = part ? ` (still closing ${part})` : '';
+    log(`closing took longer than ${deadlineMs / 1000} s${where}; exiting`);
     done(1);
   }, deadlineMs);
   deadline.unref();
