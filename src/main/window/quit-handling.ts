@@ -35,15 +35,7 @@ export function closeOnQuit(
     if (state === 'closing') return;
     state = 'closing';
     options.onClosing?.();
-    closeWithin(
-      close,
-      // A deadline passed already quit with 1: a close that ends after it changes nothing.
-      (code) => {
-        if (state === 'closing') finish(code);
-      },
-      (message) => log(`benchtop: ${message}`),
-      deadlineMs,
-    );
+    closeWithin(close, finish, (message) => log(`benchtop: ${message}`), deadlineMs);
   });
   return { state: () => state };
 }

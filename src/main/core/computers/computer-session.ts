@@ -90,9 +90,14 @@ export class ComputerSession {
     };
   }
 
+  /** Something keeps it from idling out (see holdIdle). */
+  private get idleHeld(): boolean {
+    return this.idleHolds > 0;
+  }
+
   /** When it was last active: now, while something holds it. */
   private get activeAt(): number {
-    return this.idleHolds > 0 ? this.clock.now() : this.lastActivityAt;
+    return this.idleHeld ? this.clock.now() : this.lastActivityAt;
   }
 
   /** Runs work after everything queued before it on this computer. */
@@ -135,7 +140,7 @@ export class ComputerSession {
       inactivity_timeout_seconds: inactivityTimeoutSeconds,
       idle_timeout_enabled: idleTimeoutEnabled,
       auto_kill: idleTimeoutEnabled,
-      idle_held: this.idleHolds > 0,
+      idle_held: this.idleHeld,
     };
   }
 

@@ -5,8 +5,9 @@ export const SHUTDOWN_DEADLINE_MS = 15_000;
 export type StepwiseClose = (onStep: (part: string) => void) => Promise<void>;
 
 /**
- * Runs `close` and calls `done` with 0 once it finished, or 1 when it failed or hangs past the
- * deadline, saying why: for a hang, the part it was still closing.
+ * Runs `close` and calls `done` once: with 0 when it finished, or 1 when it failed or hangs past
+ * the deadline, saying why: for a hang, the part it was still closing. A close that ends after
+ * the deadline changes nothing.
  */
 export function closeWithin(
   close: StepwiseClose,
@@ -15,21 +16,21 @@ export function closeWithin(
   deadlineMs = SHUTDOWN_DEADLINE_MS,
 ): void {
   let part: string | undefined;
+  let settled = false;
+  const settle = (code: number, message?: string) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(deadline);
+    if (message) log(message);
+    done(code);
+  };
   const deadline = setTimeout(() => {
     const where = part ? ` (still closing ${part})` : '';
-    log(`closing took longer than ${deadlineMs / 1000} s${where}; exiting`);
-    done(1);
+    settle(1, `closing took longer than ${deadlineMs / 1000} s${where}; exiting`);
   }, deadlineMs);
   deadline.unref();
   close((next) => (part = next)).then(
-    () => {
-      clearTimeout(deadline);
-      done(0);
-    },
-    (error: unknown) => {
-      clearTimeout(deadline);
-      log(`error while closing: ${String(error)}`);
-      done(1);
-    },
+    () => settle(0),
+    (error: unknown) => settle(1, `error while closing: ${String(error)}`),
   );
 }

@@ -34,8 +34,6 @@ export function actionMarks(events: RecordedEvent[], startedAt: string): ActionM
   const byKey = new Map<string, ActionMark>();
   /** The navigating actions running (between their request and response). */
   const moving = new Set<string>();
-  /** When each approval was asked. */
-  const asked = new Map<string, string>();
   const add = (mark: ActionMark) => {
     marks.push(mark);
     byKey.set(mark.key, mark);
@@ -61,7 +59,6 @@ export function actionMarks(events: RecordedEvent[], startedAt: string): ActionM
       const text = moving.size === 0 ? pageChange(event) : undefined;
       if (text) add({ ...place, key: `page-${index}`, kind: 'page', text });
     } else if (event.type === 'approval_required') {
-      asked.set(event.approval_id, event.timestamp);
       add({
         ...place,
         key: event.approval_id,
@@ -70,8 +67,9 @@ export function actionMarks(events: RecordedEvent[], startedAt: string): ActionM
       });
     } else if (event.type === 'approval_decided') {
       const mark = byKey.get(event.approval_id);
-      const since = asked.get(event.approval_id);
-      if (mark && since) mark.text += ` (${event.status} after ${age(since, at)})`;
+      // The approval's line stands where it was asked.
+      const asked = mark && new Date(start + mark.offsetMs).toISOString();
+      if (asked) mark.text += ` (${event.status} after ${age(asked, at)})`;
     }
   }
   return marks;
