@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { fromBuffer, type Entry } from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, resolveSettings } from '../../src/main/core/config.js';
+import { writeStoredSettings } from '../../src/main/core/store/settings-store.js';
 import type { Backend } from '../../src/shared/backends.js';
 import type { Computer } from '../../src/shared/computers.js';
 import type { BrowserBackendSettings } from '../../src/shared/settings.js';
@@ -307,6 +308,76 @@ describe('placement, faults and recovery', () => {
       const works = await act(server, back.id, 'navigate', { url: `${fixtures.url}/actions.html` });
       expect(works.body.status).toBe('success');
       for (const computer of [first, back, ...elsewhere]) {
+        await server.request('DELETE', `/computers/${computer.id}`);
+      }
+    },
+    SLOW,
+  );
+});
+
+describe('browser.backends changed while Benchtop runs', () => {
+  it(
+    'a backend added, resized or taken out by PATCH /settings applies at once; a computer on one taken out runs on',
+    async () => {
+      const local = (max: number): BrowserBackendSettings => ({
+        name: 'local',
+        type: 'local',
+        max_computers: max,
+      });
+      // In config.json, as the window's settings screen keeps them (a flag would stay above it).
+      const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-backends-'));
+      dataDirs.push(dataDir);
+      writeStoredSettings(dataDir, { browser: { backends: [local(1)] } });
+      const server = await startTestServer({ browser: { warm_pool: 0 } }, { dataDir });
+      servers.push(server);
+      const patch = (list: BrowserBackendSettings[]) =>
+        server.request('PATCH', '/settings', { browser: { backends: list } });
+
+      const added = await patch([local(1), playwright('pw-a', pwA, 2)]);
+      expect(added.status, added.text).toBe(200);
+      expect(added.body.restart_required).toEqual([]);
+      expect((await backends(server)).map((backend) => backend.name)).toEqual(['local', 'pw-a']);
+      await eventually(
+        async () => (await backends(server)).find((b) => b.name === 'pw-a')?.status === 'up',
+        SLOW,
+      );
+      // pw-a has two free slots against local's one: the new computer goes there, and works.
+      const remote = await create(server);
+      expect(remote.backend).toBe('pw-a');
+      const url = `${fixtures.url}/actions.html`;
+      expect((await act(server, remote.id, 'navigate', { url })).body.status).toBe('success');
+
+      // A new max_computers applies to the running backend, which keeps its computer.
+      expect((await patch([local(5), playwright('pw-a', pwA, 3)])).status).toBe(200);
+      expect(await backends(server)).toEqual([
+        { name: 'local', type: 'local', url: null, status: 'up', capacity: 5, running: 0 },
+        { name: 'pw-a', type: 'playwright', url: pwA.url, status: 'up', capacity: 3, running: 1 },
+      ]);
+
+      // Taken out: no longer listed, nothing new placed there, and its computer runs on.
+      expect((await patch([local(5)])).status).toBe(200);
+      expect((await backends(server)).map((backend) => backend.name)).toEqual(['local']);
+      const next = await create(server);
+      expect(next.backend).toBe('local');
+      const still = await act(server, remote.id, 'click', { x: 150, y: 150 });
+      expect(still.body.status, still.text).toBe('success');
+      expect((await pageState(server, remote.id)).events).toContain(
+        'click 150,150 left detail=1 on target',
+      );
+      const running = (await server.request<Computer>('GET', `/computers/${remote.id}`)).body;
+      expect(running).toMatchObject({ status: 'running', backend: 'pw-a' });
+      expect((await server.request('DELETE', `/computers/${remote.id}`)).status).toBe(204);
+
+      // Put back, it is used again.
+      expect((await patch([local(1), playwright('pw-a', pwA, 2)])).status).toBe(200);
+      await eventually(
+        async () => (await backends(server)).find((b) => b.name === 'pw-a')?.status === 'up',
+        SLOW,
+      );
+      const again = await create(server);
+      expect(again.backend).toBe('pw-a');
+      expect((await act(server, again.id, 'navigate', { url })).body.status).toBe('success');
+      for (const computer of [next, again]) {
         await server.request('DELETE', `/computers/${computer.id}`);
       }
     },

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { TaskService } from './agent/task-service.js';
 import { ActionRunner } from './actions/action-runner.js';
 import { AuthFailures } from './guards/auth-failures.js';
@@ -136,7 +137,7 @@ export async function createCore(options: CoreOptions) {
   screenshots.onSaved = (computerId, file) => void recorder.screenshotSaved(computerId, file);
   const { workerEntry } = options;
   const host = new HostDriver({ environments, settings, workerEntry });
-  // Where browser computers run (a restart key, like the shared Chromium's launch options).
+  // Where browser computers run; follows browser.backends as settings change (below).
   const backends = new BackendPool(settings().browser.backends, {
     headless: settings().browser.headless,
     tracesDir: browsers.tracesDir,
@@ -234,6 +235,12 @@ export async function createCore(options: CoreOptions) {
     overrides: options.overrides,
   });
   source.subscribe(() => registry.settingsChanged());
+  source.subscribe((next, previous) => {
+    if (isDeepStrictEqual(next.browser.backends, previous.browser.backends)) return;
+    const hadLocal = backends.hasLocal;
+    backends.apply(next.browser.backends);
+    if (!hadLocal && backends.hasLocal) browsers.prewarm();
+  });
   const blockFiles = new IpBlockFiles(dataDir, guards.failures);
   if (backends.hasLocal) browsers.prewarm();
   desktops.prewarm();

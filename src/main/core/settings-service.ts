@@ -10,8 +10,8 @@ type Values = Record<string, unknown>;
 
 /**
  * Read once at start: the listener, the one shared Chromium's launch options and warm pool, and
- * the browser backends, and the desktops' warm pool. Every other key is read where it is used,
- * from the snapshot current at that moment.
+ * the desktops' warm pool. Every other key is read where it is used, from the snapshot current at
+ * that moment, or followed by what holds it (the browser backends).
  */
 export const RESTART_KEYS: readonly string[] = [
   'server.host',
@@ -19,7 +19,6 @@ export const RESTART_KEYS: readonly string[] = [
   'browser.executable_path',
   'browser.headless',
   'browser.warm_pool',
-  'browser.backends',
   'desktop.warm_pool',
 ];
 

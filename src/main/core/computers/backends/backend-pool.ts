@@ -13,6 +13,8 @@ const LOST_AFTER_FAILURES = 2;
 type Entry = {
   name: string;
   type: BackendType;
+  /** What the engine is (type, url, executable): a setting that changes it makes a new entry. */
+  engine: string;
   url: string | null;
   capacity: number;
   /** Undefined for the local backend (this machine's Chromium). */
@@ -22,6 +24,12 @@ type Entry = {
   /** One per computer placed there (and per create under way): ends it when the backend is lost. */
   computers: Set<Placement>;
   checking: boolean;
+  /**
+   * Taken out of settings while computers ran on it: none is placed there and GET /backends no
+   * longer lists it; its computers run on (and are still ended if it is lost) until the last
+   * ends, and then its connections close.
+   */
+  retired: boolean;
 };
 
 /** A computer's place on a backend, held from placement until it ends. */
@@ -49,33 +57,69 @@ export type BackendPoolOptions = {
  * computers end as backend_lost) and up again when it answers.
  */
 export class BackendPool {
-  private readonly entries: Entry[];
-  private readonly timer: NodeJS.Timeout | undefined;
+  private entries: Entry[] = [];
+  private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(backends: readonly BrowserBackendSettings[], options: BackendPoolOptions) {
-    this.entries = backends.map((backend) => ({
+  constructor(
+    backends: readonly BrowserBackendSettings[],
+    private readonly options: BackendPoolOptions,
+  ) {
+    this.apply(backends);
+  }
+
+  /**
+   * Follows a change of browser.backends while Benchtop runs: a backend whose engine is unchanged
+   * keeps its state and takes the new max_computers; a new one is added (a remote one down until
+   * its first health check answers); one taken out, or whose type, url or executable changed, is
+   * retired (its computers run on where they are).
+   */
+  apply(backends: readonly BrowserBackendSettings[]): void {
+    if (this.closed) return;
+    const kept = new Set<Entry>();
+    const next = backends.map((backend) => {
+      const engine = JSON.stringify([backend.type, backend.url, backend.executable_path]);
+      const same = this.entries.find(
+        (entry) => !entry.retired && entry.name === backend.name && entry.engine === engine,
+      );
+      if (!same) return this.entry(backend, engine);
+      same.capacity = backend.max_computers;
+      kept.add(same);
+      return same;
+    });
+    const gone = this.entries.filter((entry) => !kept.has(entry));
+    for (const entry of gone) entry.retired = true;
+    this.entries = [...next, ...gone.filter((entry) => entry.computers.size > 0)];
+    for (const entry of gone) if (entry.computers.size === 0) void entry.remote?.close();
+    if (this.entries.some((entry) => entry.remote)) {
+      this.timer ??= setInterval(() => this.checkAll(), HEALTH_INTERVAL_MS).unref();
+      this.checkAll();
+    } else {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private entry(backend: BrowserBackendSettings, engine: string): Entry {
+    return {
       name: backend.name,
       type: backend.type,
+      engine,
       url: backend.url === undefined ? null : redactedUrl(backend.url),
       capacity: backend.max_computers,
-      remote: remoteBackend(backend, options),
+      remote: remoteBackend(backend, this.options),
       // A remote backend is down until its first health check answers.
       status: backend.type === 'local' ? 'up' : 'down',
       failures: 0,
       computers: new Set(),
       checking: false,
-    }));
-    if (this.entries.some((entry) => entry.remote)) {
-      this.timer = setInterval(() => this.checkAll(), HEALTH_INTERVAL_MS);
-      this.timer.unref();
-      this.checkAll();
-    }
+      retired: false,
+    };
   }
 
   /** Whether this machine's Chromium is one of the backends. */
   get hasLocal(): boolean {
-    return this.entries.some((entry) => !entry.remote);
+    return this.entries.some((entry) => !entry.remote && !entry.retired);
   }
 
   /**
@@ -84,7 +128,7 @@ export class BackendPool {
    * undefined, sees every computer in `running`).
    */
   list(forOrg?: string): Backend[] {
-    return this.entries.map((entry) => ({
+    return this.listed().map((entry) => ({
       name: entry.name,
       type: entry.type,
       url: entry.url,
@@ -100,7 +144,7 @@ export class BackendPool {
    * that needs this machine's Chromium (one created with cdp).
    */
   place(org: string, localOnly = false): Placement {
-    const candidates = this.entries.filter(
+    const candidates = this.listed().filter(
       (entry) => (!localOnly || !entry.remote) && entry.status === 'up',
     );
     if (localOnly && !this.hasLocal) {
@@ -120,15 +164,27 @@ export class BackendPool {
       backend: entry.name,
       org,
       remote: entry.remote,
-      release: () => void entry.computers.delete(placement),
+      release: () => this.release(entry, placement),
       onLost: undefined,
     };
     entry.computers.add(placement);
     return placement;
   }
 
+  /** The backends in settings now (not the retired ones). */
+  private listed(): Entry[] {
+    return this.entries.filter((entry) => !entry.retired);
+  }
+
+  private release(entry: Entry, placement: Placement): void {
+    if (!entry.computers.delete(placement) || !entry.retired || entry.computers.size > 0) return;
+    // A retired backend's last computer ended: nothing holds its connections any more.
+    this.entries = this.entries.filter((candidate) => candidate !== entry);
+    void entry.remote?.close();
+  }
+
   private noRoom(localOnly: boolean): BenchtopError {
-    const scope = localOnly ? this.entries.filter((entry) => !entry.remote) : this.entries;
+    const scope = this.listed().filter((entry) => !localOnly || !entry.remote);
     const described = scope
       .map((entry) =>
         entry.status === 'down'
@@ -145,7 +201,7 @@ export class BackendPool {
 
   /** A backend that failed to open a computer: down until a health check says otherwise. */
   markDown(name: string): void {
-    const entry = this.entries.find((candidate) => candidate.name === name);
+    const entry = this.listed().find((candidate) => candidate.name === name);
     if (entry?.remote) entry.status = 'down';
   }
 

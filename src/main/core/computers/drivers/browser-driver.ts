@@ -138,9 +138,14 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       onCrash: lost,
       report: context.report,
       recording: context.recording,
+      // The slot last: a backend taken out of settings closes its connections once its last
+      // computer lets go, which must come after that computer's own clean-up there.
       release: async () => {
-        placement.release();
-        await opened.release();
+        try {
+          await opened.release();
+        } finally {
+          placement.release();
+        }
       },
     });
     await operator.startRecording();
