@@ -20,6 +20,7 @@ import {
 
 const API_KEY = 'sk-provider-secret-7c1e9a04d2';
 const PROXY_PASSWORD = 'proxy-pass-5b8d';
+const GRID_PASSWORD = 'grid-pass-91c3';
 
 const dir = mkdtempSync(join(tmpdir(), 'benchtop-settings-'));
 const dataDir = join(dir, 'data');
@@ -192,6 +193,25 @@ describe('settings', () => {
     expectOk(await patch({ proxy: { advanced_proxy_url: null } }));
   });
 
+  it("a Grid's password in a backend URL is masked and kept when sent back masked", async () => {
+    const url = `http://grid:${GRID_PASSWORD}@127.0.0.1:9/`;
+    const local = { name: 'local', type: 'local', max_computers: 20 };
+    const set = await patch({
+      browser: { backends: [local, { name: 'grid', type: 'selenium', url, max_computers: 2 }] },
+    });
+    expectOk(set);
+    const shown = set.body.settings.browser.backends;
+    expect(shown[1].url).toBe('http://grid:***@127.0.0.1:9/');
+    expect((await call('GET', '/settings')).body.settings.browser.backends[1].url).toBe(
+      'http://grid:***@127.0.0.1:9/',
+    );
+    // The settings screen sends the list back as it showed it, with one change.
+    const changed = [shown[0], { ...shown[1], max_computers: 3 }];
+    expectOk(await patch({ browser: { backends: changed } }));
+    expect(stored().browser.backends[1]).toEqual({ ...changed[1], url });
+    expectOk(await patch({ browser: { backends: null } }));
+  });
+
   it('invalid patches answer 400 naming the key and store nothing', async () => {
     const before = readFileSync(configFile, 'utf8');
     const cases: Array<[unknown, string]> = [
@@ -240,6 +260,7 @@ describe('settings', () => {
     for (const text of [...answers, ...logs]) {
       expect(text).not.toContain(API_KEY);
       expect(text).not.toContain(PROXY_PASSWORD);
+      expect(text).not.toContain(GRID_PASSWORD);
     }
   });
 });

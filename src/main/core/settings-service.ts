@@ -102,6 +102,19 @@ export class SettingsService {
     if (isPlainObject(out.notifications) && out.notifications.webhook_secret === MASKED_SECRET) {
       delete out.notifications.webhook_secret;
     }
+    // Backends are live too: a URL sent back as GET showed it masked keeps the running one's
+    // password.
+    const backends = isPlainObject(out.browser) ? out.browser.backends : undefined;
+    if (Array.isArray(backends)) {
+      const running = this.source.current().browser.backends;
+      for (const entry of backends) {
+        if (!isPlainObject(entry) || typeof entry.url !== 'string') continue;
+        const same = running.find(
+          (backend) => backend.url && maskUrlPassword(backend.url) === entry.url,
+        );
+        if (same) entry.url = same.url;
+      }
+    }
     // proxy is a live key: the running value is the one GET showed masked.
     const url = this.source.current().proxy.advanced_proxy_url;
     if (isPlainObject(out.proxy) && url && out.proxy.advanced_proxy_url === maskProxy(url)) {
@@ -188,7 +201,19 @@ function masked(settings: Settings): Settings {
   const url = out.proxy.advanced_proxy_url;
   if (url) out.proxy.advanced_proxy_url = maskProxy(url);
   if (out.notifications.webhook_secret) out.notifications.webhook_secret = MASKED_SECRET;
+  for (const backend of out.browser.backends) {
+    if (backend.url) backend.url = maskUrlPassword(backend.url);
+  }
   return out;
+}
+
+/** A backend's URL with its password (a Grid's Basic auth) as "***"; unchanged without one. */
+function maskUrlPassword(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (!parsed.password) return url;
+  parsed.password = '***';
+  return parsed.href;
 }
 
 /** The proxy URL with its password as "***"; a value that is no URL is masked after "user:". */
