@@ -362,7 +362,7 @@ export type SettingsPatch = z.input<typeof SettingsPatch>;
 export const SettingsAnswer = z
   .object({
     settings: Settings.describe(
-      `The settings in effect (config.json, then BENCHTOP_CONFIG, BENCHTOP_* variables and flags), secrets masked: a set api_key reads "${MASKED_SECRET}", a proxy password "***".`,
+      `The settings in effect (config.json, then BENCHTOP_CONFIG, BENCHTOP_* variables and flags), secrets masked: a set api_key reads "${MASKED_SECRET}", the password of the proxy or of a backend's url "***".`,
     ),
     restart_required: z
       .array(z.string())

@@ -248,6 +248,10 @@ describe('the Recordings view', () => {
     const apiClick = actions.getByRole('button', { name: /click at 500, 150/ });
     expect(await apiClick.locator('.badge').count()).toBe(0);
     await actions.getByRole('button', { name: /type “recorded”/ }).waitFor();
+    // Its last line says how it ended (its tabs closing as it did are not lines of their own).
+    const lines = actions.locator('.mark-text');
+    await lines.last().filter({ hasText: 'ended: it was ended on request' }).waitFor();
+    expect(await lines.filter({ hasText: 'tab closed' }).count()).toBe(0);
 
     // Reads of the computer (the HTML the test looked at) are listed only on request.
     const html = actions.locator('.mark-text', { hasText: /^html$/ });

@@ -243,6 +243,31 @@ describe("a recording's actions on the video's time line", () => {
     ]);
   });
 
+  it('ends with how the computer ended, without the tabs its end closed', () => {
+    const tab = { ...base, type: 'tab' as const, tab_id: 't2' };
+    const marks = actionMarks(
+      [
+        { ...tab, timestamp: at(1), event: 'opened', url: 'http://x/popup' },
+        // Closed by the site ten seconds before the end: a line of its own.
+        { ...tab, timestamp: at(2), event: 'closed', url: 'http://x/popup' },
+        { ...tab, tab_id: 't1', timestamp: at(11.7), event: 'closed', url: 'http://x/a' },
+        {
+          ...base,
+          type: 'status',
+          timestamp: at(11.8),
+          status: 'terminated',
+          termination_reason: 'backend_lost',
+        },
+      ],
+      started,
+    );
+    expect(marks.map((mark) => [mark.offsetMs, mark.kind, mark.text])).toEqual([
+      [1000, 'page', 'tab opened on http://x/popup'],
+      [2000, 'page', 'tab closed: http://x/popup'],
+      [11_800, 'end', 'ended: its browser backend stopped answering (backend_lost)'],
+    ]);
+  });
+
   it('writes times and sizes a person reads', () => {
     expect(videoTime(0)).toBe('0:00.0');
     expect(videoTime(7480)).toBe('0:07.4');

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { emptyRow, modelsPatch, toRows } from '../../src/renderer/src/settings/provider-rows.js';
 import {
+  backendFromDraft,
+  backendsPatch,
+} from '../../src/renderer/src/settings/backends-section.js';
+import {
   generalDraft,
   generalPatch,
   LIMITS,
@@ -191,5 +195,47 @@ describe('the organizations form sends only what changed', () => {
     expect(organizationNameProblem(' local ', [])).toMatch(/owner/);
     expect(organizationNameProblem('acme ', ['acme'])).toMatch(/already listed/);
     expect(organizationNameProblem(' initech ', ['acme'])).toBeUndefined();
+  });
+});
+
+describe('the backends section', () => {
+  const local = { name: 'local', type: 'local' as const, max_computers: 20 };
+  const pw = {
+    name: 'pw-1',
+    type: 'playwright' as const,
+    url: 'ws://10.0.0.21:3000/',
+    max_computers: 20,
+  };
+
+  it('adds a backend as settings keep it, or says why it cannot', () => {
+    const draft = { name: ' pw-1 ', type: 'playwright' as const, url: 'ws://10.0.0.21:3000/' };
+    expect(backendFromDraft(draft, [local])).toEqual({ row: pw });
+    expect(backendFromDraft({ ...draft, executable: '/usr/bin/chromium' }, [local])).toEqual({
+      row: { ...pw, executable_path: '/usr/bin/chromium' },
+    });
+    const problem = (result: ReturnType<typeof backendFromDraft>) =>
+      'problem' in result ? result.problem : undefined;
+    expect(problem(backendFromDraft({ ...draft, name: '' }, [local]))).toBe('Type a name for it.');
+    expect(problem(backendFromDraft(draft, [local, pw]))).toBe('pw-1 is already listed.');
+    expect(problem(backendFromDraft({ ...draft, name: 'pw 1' }, [local]))).toMatch(
+      /^A name is 1 to 63 letters/,
+    );
+    expect(problem(backendFromDraft({ ...draft, url: 'http://10.0.0.21:3000' }, [local]))).toBe(
+      'A playwright backend needs a url like ws://host:port/ (playwright run-server).',
+    );
+    const grid = { name: 'grid', type: 'selenium' as const, url: 'ws://hub:4444' };
+    expect(problem(backendFromDraft(grid, [local]))).toMatch(/http:\/\/hub:4444/);
+    const here = { name: 'here', type: 'local' as const, url: '' };
+    expect(problem(backendFromDraft(here, [local]))).toBe('This machine is already listed.');
+    expect(backendFromDraft(here, [pw])).toEqual({
+      row: { name: 'here', type: 'local', max_computers: 20 },
+    });
+  });
+
+  it('sends the whole list when anything in it changed, nothing otherwise', () => {
+    expect(backendsPatch([local, pw], [local, pw])).toBeUndefined();
+    const patch = backendsPatch([local], [{ ...local, max_computers: 2 }, pw]);
+    expect(patch).toEqual({ browser: { backends: [{ ...local, max_computers: 2 }, pw] } });
+    expect(SettingsPatch.safeParse(patch).error).toBeUndefined();
   });
 });

@@ -40,6 +40,7 @@ export const queryKeys = {
     ['recordings', 'video', computerId, version] as const,
   models: ['models'] as const,
   settings: ['settings'] as const,
+  backends: ['backends'] as const,
   policies: ['policies'] as const,
   attention: ['attention'] as const,
   pendingApprovals: ['approvals', 'pending'] as const,
@@ -62,6 +63,8 @@ const POLL_MS = {
   recordings: 3000,
   recording: 3000,
   models: 30_000,
+  // A backend's health is checked every second; its status and load show within two.
+  backends: 2000,
   keys: 10_000,
   usage: 5000,
   // A person waits on these: an action held for them should show within a second.
@@ -175,6 +178,14 @@ export const settingsQuery = (api: ApiClient) =>
   queryOptions({
     queryKey: queryKeys.settings,
     queryFn: ({ signal }) => api.call('settings.get', { signal }),
+  });
+
+/** Where browser computers run (settings' browser.backends): each one's status and load. */
+export const backendsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: queryKeys.backends,
+    queryFn: ({ signal }) => api.call('backends.list', { signal }),
+    refetchInterval: POLL_MS.backends,
   });
 
 /** What waits for a person, oldest first: the Needs-you queue and the navigation's count. */

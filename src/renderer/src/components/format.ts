@@ -1,3 +1,5 @@
+import type { TerminationReason } from '../../../shared/computers.js';
+
 /** "1:05", "12:00", "1:02:03" for a number of seconds (negative counts as zero). */
 export function clock(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
@@ -22,4 +24,18 @@ export function secondsUntil(iso: string | null, now: number): number | undefine
 
 export function localTime(iso: string): string {
   return new Date(iso).toLocaleString();
+}
+
+const ENDINGS: Record<TerminationReason, string> = {
+  deleted: 'it was ended on request (the API, this window or its task)',
+  idle_timeout: 'nothing used it for its idle timeout',
+  max_lifetime: 'it reached its maximum lifetime',
+  crashed: 'its browser or desktop crashed',
+  shutdown: 'Benchtop shut down',
+  backend_lost: 'its browser backend stopped answering',
+};
+
+/** Why a computer ended, in words, with the API's name for it: "… (backend_lost)". */
+export function endedBecause(reason: TerminationReason): string {
+  return `${ENDINGS[reason]} (${reason})`;
 }

@@ -3,10 +3,10 @@ import { useEffect, useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
-import { computerQuery, queryKeys } from '../api/queries.js';
+import { computerQuery, queryKeys, recordingQuery } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
-import { clock, secondsUntil } from '../components/format.js';
+import { clock, endedBecause, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { useNow } from '../hooks/use-now.js';
 import { DriverBanner } from './driver-banner.js';
@@ -67,9 +67,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
       </header>
       <ErrorText message={error ?? firstError(computer.error)} />
       {!current && !computer.error && <Spinner label="loading the computer" />}
-      {current?.status === 'terminated' && (
-        <p className="notice">This computer has ended ({current.termination_reason}).</p>
-      )}
+      {current?.status === 'terminated' && <EndedNotice computer={current} />}
       {current?.status === 'running' && (
         <>
           <DriverBanner driver={driver} onTakeOver={takeOver} onHandBack={handBack} />
@@ -83,12 +81,35 @@ export function LiveScreen({ computerId }: { computerId: string }) {
   );
 }
 
+/** Why it ended, and a way to what it left behind (a computer may have been unrecorded). */
+function EndedNotice({ computer }: { computer: Computer }) {
+  const api = useApi();
+  const recording = useQuery({
+    ...recordingQuery(api, computer.id),
+    refetchInterval: false,
+    retry: false,
+  });
+  return (
+    <p className="notice">
+      This computer has ended
+      {computer.termination_reason && `: ${endedBecause(computer.termination_reason)}`}.{' '}
+      {recording.data && <a href={href.recording(computer.id)}>See its recording</a>}
+    </p>
+  );
+}
+
 function ComputerFacts({ computer, driven }: { computer: Computer; driven: boolean }) {
   const now = useNow();
   const idle = secondsUntil(computer.idle_expires_at, now);
   return (
     <span className="facts">
       <span>{computer.kind}</span>
+      {/* A browser on a Playwright server or a Grid: where its page really runs. */}
+      {computer.backend && computer.backend !== 'local' && (
+        <span title="its browser backend (settings: Where browsers run)">
+          on {computer.backend}
+        </span>
+      )}
       <span>
         {computer.display.width}×{computer.display.height}
       </span>

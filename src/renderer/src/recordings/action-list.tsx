@@ -14,27 +14,30 @@ export function ActionList({ marks, sync }: { marks: ActionMark[]; sync: VideoSy
     sync.positionMs,
   );
   useEffect(() => keepInSight(list.current, playing), [playing]);
-  if (marks.length === 0) return <p className="muted">No action was sent to this computer.</p>;
+  const nothingHappened = marks.every((mark) => mark.kind === 'end');
   return (
-    <ol ref={list} className="recorded-actions" aria-label="Actions">
-      {marks.map((mark, index) => (
-        <li key={mark.key} className={`mark-${mark.kind}`}>
-          <button
-            type="button"
-            className={index === playing ? 'playing' : undefined}
-            aria-current={index === playing ? 'true' : undefined}
-            title={mark.error ? `Failed: ${mark.error}` : 'Show this moment in the video'}
-            onClick={() => sync.seek(mark.offsetMs)}
-          >
-            <span className="mark-time">{videoTime(mark.offsetMs)}</span>
-            <span className="mark-text">{mark.text}</span>
-            {mark.byPerson && <span className="badge">live view</span>}
-            {mark.kind !== 'action' && <span className="badge">{mark.kind}</span>}
-            {mark.error && <span className="mark-failed">failed</span>}
-          </button>
-        </li>
-      ))}
-    </ol>
+    <>
+      {nothingHappened && <p className="muted">No action was sent to this computer.</p>}
+      <ol ref={list} className="recorded-actions" aria-label="Actions">
+        {marks.map((mark, index) => (
+          <li key={mark.key} className={`mark-${mark.kind}`}>
+            <button
+              type="button"
+              className={index === playing ? 'playing' : undefined}
+              aria-current={index === playing ? 'true' : undefined}
+              title={mark.error ? `Failed: ${mark.error}` : 'Show this moment in the video'}
+              onClick={() => sync.seek(mark.offsetMs)}
+            >
+              <span className="mark-time">{videoTime(mark.offsetMs)}</span>
+              <span className="mark-text">{mark.text}</span>
+              {mark.byPerson && <span className="badge">live view</span>}
+              {mark.kind !== 'action' && <span className="badge">{mark.kind}</span>}
+              {mark.error && <span className="mark-failed">failed</span>}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }
 

@@ -1,4 +1,4 @@
-import { age, clock } from '../components/format.js';
+import { age, clock, endedBecause } from '../components/format.js';
 import type { NavigationEvent, TabEvent } from '../../../shared/events.js';
 import type { RecordedEvent } from '../../../shared/recordings.js';
 import { describeRanAction } from '../../../shared/describe-action.js';
@@ -6,12 +6,12 @@ import { describeRanAction } from '../../../shared/describe-action.js';
 /**
  * A line of a recording's list, where it happened in the video: an action sent to the computer;
  * a page that changed without one (a navigation, a tab opened or closed by the site or by a CDP
- * client); or an action held for a person, with what they decided.
+ * client); an action held for a person, with what they decided; and how the computer ended.
  */
 export type ActionMark = {
   /** Unique in the list: the action's request id, the approval's id, or the event's place. */
   key: string;
-  kind: 'action' | 'page' | 'approval';
+  kind: 'action' | 'page' | 'approval' | 'end';
   /** Milliseconds from the start of the video (the recording's started_at). */
   offsetMs: number;
   text: string;
@@ -70,16 +70,33 @@ export function actionMarks(events: RecordedEvent[], startedAt: string): ActionM
       // The approval's line stands where it was asked.
       const asked = mark && new Date(start + mark.offsetMs).toISOString();
       if (asked) mark.text += ` (${event.status} after ${age(asked, at)})`;
+    } else if (event.type === 'status') {
+      // Its tabs closed because it ended (just before its status): the end's own line says so.
+      const closedByEnd = (mark: ActionMark | undefined) =>
+        mark?.kind === 'page' &&
+        mark.text.startsWith(TAB_CLOSED) &&
+        place.offsetMs - mark.offsetMs <= CLOSED_BY_END_MS;
+      while (closedByEnd(marks.at(-1))) marks.pop();
+      add({
+        ...place,
+        key: `end-${index}`,
+        kind: 'end',
+        text: `ended: ${endedBecause(event.termination_reason)}`,
+      });
     }
   }
   return marks;
 }
 
+const TAB_CLOSED = 'tab closed: ';
+/** Tabs a computer's end closes are closed within this of its status event. */
+const CLOSED_BY_END_MS = 1000;
+
 /** A navigation or tab as a line, or undefined for one nobody needs to read (a blank tab). */
 function pageChange(event: NavigationEvent | TabEvent): string | undefined {
   if (event.type === 'navigation') return `page went to ${event.url}`;
   if (event.event === 'opened' && event.url !== 'about:blank') return `tab opened on ${event.url}`;
-  if (event.event === 'closed') return `tab closed: ${event.url}`;
+  if (event.event === 'closed') return `${TAB_CLOSED}${event.url}`;
   return undefined;
 }
 

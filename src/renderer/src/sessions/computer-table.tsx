@@ -12,6 +12,8 @@ import { DrivingTaskRow } from './driving-task.js';
 
 type Props = {
   computers: Computer[];
+  /** A "Runs on" column: browsers may run on more than this machine. */
+  showBackend: boolean;
   /** The live task driving each computer, by computer id. */
   drivers: ReadonlyMap<string, Task>;
   tabCounts: Record<string, number | string>;
@@ -19,17 +21,17 @@ type Props = {
   onError: (message: string | undefined) => void;
 };
 
-const COLUMNS = 8;
-
 export function ComputerTable(props: Props) {
-  const { computers, drivers, tabCounts, onRecountTabs, onError } = props;
+  const { computers, showBackend, drivers, tabCounts, onRecountTabs, onError } = props;
   const now = useNow();
+  const columns = showBackend ? 9 : 8;
   return (
     <table className="table">
       <thead>
         <tr>
           <th scope="col">Computer</th>
           <th scope="col">Kind</th>
+          {showBackend && <th scope="col">Runs on</th>}
           <th scope="col">Status</th>
           <th scope="col">Display</th>
           <th scope="col">Age</th>
@@ -61,6 +63,7 @@ export function ComputerTable(props: Props) {
                   {computer.persistent && <span className="badge">persistent</span>}
                 </td>
                 <td>{computer.kind}</td>
+                {showBackend && <td>{computer.backend ?? 'this machine'}</td>}
                 <td>
                   <span className={`status status-${computer.status}`}>{computer.status}</span>
                 </td>
@@ -76,7 +79,7 @@ export function ComputerTable(props: Props) {
                   <RowActions computer={computer} onError={onError} />
                 </td>
               </tr>
-              {driver && <DrivingTaskRow task={driver} columns={COLUMNS} />}
+              {driver && <DrivingTaskRow task={driver} columns={columns} />}
             </Fragment>
           );
         })}

@@ -5,6 +5,7 @@ import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import {
+  backendsQuery,
   computersQuery,
   LIVE_STATUSES,
   queryKeys,
@@ -13,6 +14,7 @@ import {
 } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { drivingTasks } from '../tasks/live-tasks.js';
+import { BackendsLine, showsBackends } from './backends-line.js';
 import { ComputerTable } from './computer-table.js';
 import { CreateComputerForm } from './create-computer-form.js';
 
@@ -24,6 +26,8 @@ export function SessionsScreen() {
     ...taskListQuery(api, { status: LIVE_STATUSES }),
     select: drivingTasks,
   });
+  const backends = useQuery(backendsQuery(api));
+  const remote = showsBackends(backends.data);
   const tabs = useTabCounts(computers.data);
   const [actionError, setActionError] = useState<string>();
 
@@ -34,6 +38,7 @@ export function SessionsScreen() {
       </header>
       <CreateComputerForm />
       <h2>Running computers</h2>
+      {remote && <BackendsLine backends={backends.data!} />}
       <ErrorText message={firstError(computers.error, drivers.error, actionError)} />
       {computers.data === undefined ? (
         <p>
@@ -44,6 +49,7 @@ export function SessionsScreen() {
       ) : (
         <ComputerTable
           computers={computers.data}
+          showBackend={remote}
           drivers={drivers.data ?? NO_DRIVERS}
           tabCounts={tabs.counts}
           onRecountTabs={tabs.recount}

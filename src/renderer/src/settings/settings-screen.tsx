@@ -5,6 +5,7 @@ import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { queryKeys, settingsQuery } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
+import { BackendsSection } from './backends-section.js';
 import { GeneralSection } from './general-section.js';
 import { KeysSection } from './keys-section.js';
 import { ModelsSection } from './models-section.js';
@@ -19,11 +20,12 @@ export function SettingsScreen() {
   // Read when the screen opens, not again behind the back of a person editing a form.
   const settings = useQuery({ ...settingsQuery(api), refetchOnWindowFocus: false });
   const [createdKey, setCreatedKey] = useState<string>();
-  // The answer is what is stored now; a saved model also changes the list of models.
+  // The answer is what is stored now; a saved model also changes the list of models, saved
+  // backends the list of backends.
   const patch = useMutation({
     mutationFn: (change: SettingsPatch) => api.call('settings.update', { body: change }),
     onSuccess: (answer) => queryClient.setQueryData(queryKeys.settings, answer),
-    meta: { invalidates: [queryKeys.models] },
+    meta: { invalidates: [queryKeys.models, queryKeys.backends] },
   });
   const save: SaveSettings = async (change) => {
     await patch.mutateAsync(change);
@@ -44,6 +46,7 @@ export function SettingsScreen() {
       <PoliciesSection />
       <SecretsSection />
       {answer && <GeneralSection settings={answer.settings} onSave={save} />}
+      {answer && <BackendsSection settings={answer.settings} onSave={save} />}
       {answer && <OrganizationsSection settings={answer.settings} onSave={save} />}
     </section>
   );
