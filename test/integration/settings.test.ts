@@ -219,6 +219,10 @@ describe('settings', () => {
       [{ exec: { enabled: 'no' } }, 'exec.enabled'],
       [{ colour: 'blue' }, 'colour'],
       [{ models: { providers: { half: { script } } } }, 'models.providers.half.provider'],
+      [
+        { models: { providers: { typo: { provider: 'scripted', script: `${script}x` } } } },
+        'models.providers.typo.script',
+      ],
     ];
     for (const [body, param] of cases) {
       const response = await patch(body);
@@ -226,6 +230,8 @@ describe('settings', () => {
       expect(response.body).toMatchObject({ code: 'invalid_request', param });
       expect(response.body.message).toContain(param);
     }
+    const typo = await patch(cases.at(-1)![0]);
+    expect(typo.body.message).toContain(`cannot read ${script}x (ENOENT)`);
     expect(readFileSync(configFile, 'utf8')).toBe(before);
     expect((await call('GET', '/settings')).body.settings.limits.max_tabs).toBe(20);
   });

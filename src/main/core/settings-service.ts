@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { MASKED_SECRET, type SettingsAnswer } from '../../shared/settings.js';
@@ -69,6 +70,7 @@ export class SettingsService {
     const stored = readStoredSettings(this.dataDir);
     const next = mergePatch(withDefaultProviders(stored, patch), this.keepSecrets(patch));
     const effective = checked(next, () => this.effective(next));
+    checkScripts(effective, this.source.current());
     writeStoredSettings(this.dataDir, next);
     this.stored = next;
     this.apply(effective);
@@ -157,6 +159,27 @@ function checked(next: Values, effective: () => Settings): Settings {
     const issue = (error as z.ZodError).issues?.[0];
     if (!issue) throw error;
     throw settingProblem(issue, next);
+  }
+}
+
+/**
+ * A scripted model's file is read at each call (it may be edited while Benchtop runs), but one
+ * that a save points at must be there: a mistyped path is a 400 now, not a failed task later.
+ */
+function checkScripts(next: Settings, running: Readonly<Settings>): void {
+  for (const [name, model] of Object.entries(next.models.providers)) {
+    if (model.provider !== 'scripted' || !model.script) continue;
+    if (running.models.providers[name]?.script === model.script) continue;
+    try {
+      accessSync(model.script, constants.R_OK);
+    } catch (error) {
+      const key = `models.providers.${name}.script`;
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw invalidRequest(
+        `setting ${key}: cannot read ${model.script} (${code}); give the path of a JSON script file on this machine`,
+        key,
+      );
+    }
   }
 }
 
