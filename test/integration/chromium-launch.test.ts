@@ -182,11 +182,14 @@ describe('a warm-pool refill that Chromium never answers', () => {
     const pool = await hangingPool();
     const { host, browser } = pool;
     await pool.hangRefill();
-    const closed = host.close();
+    const waitingOn: string[] = [];
+    const closed = host.close((part) => waitingOn.push(part));
     await eventually(() => !isAlive(browser), 10_000);
     // Its stopped renderers still hold its output pipes, whose end Playwright waits for.
+    expect(waitingOn).toEqual(['Chromium']);
     pool.resume();
     await closed;
+    expect(waitingOn).toEqual(['Chromium', 'the warm pool']);
   });
 });
 

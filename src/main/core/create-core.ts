@@ -285,7 +285,8 @@ export async function createCore(options: CoreOptions) {
     async close(onStep?: (part: string) => void) {
       // Every step runs even when one before it fails (a disk that refuses a write, a browser
       // already gone): a shutdown that stopped halfway would leave Chromium or desktops running.
-      const steps: Array<[string, () => unknown]> = [
+      // A step may say what in it is closing (`say`), for a close that hangs to name it.
+      const steps: Array<[string, (say: (part: string) => void) => unknown]> = [
         ['tasks', () => tasks.close()],
         ['approvals', () => approvals.close()],
         ['the approval webhook', () => webhook.drain()],
@@ -294,7 +295,7 @@ export async function createCore(options: CoreOptions) {
         ['computers', () => registry.close()],
         ['recordings', () => recorder.close()],
         ['remote backends', () => backends.close()],
-        ['browsers', () => browsers.close()],
+        ['browsers', (say) => browsers.close((part) => say(`browsers: ${part}`))],
         ['desktops', () => desktops.close()],
         ['responses', () => responses.close()],
         ['screenshots', () => screenshots.close()],
@@ -306,7 +307,7 @@ export async function createCore(options: CoreOptions) {
       for (const [part, step] of steps) {
         onStep?.(part);
         try {
-          await step();
+          await step((inner) => onStep?.(inner));
         } catch (error) {
           failures.push(error as Error);
         }

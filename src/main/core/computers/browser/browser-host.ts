@@ -259,6 +259,10 @@ export class BrowserHost implements ContextSource {
   private filling: Promise<void> | undefined;
   private lazyRefill: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Chromium is being launched (a close then waits for the launch before it can close it). */
+  private starting = false;
+  /** Aborted by close(): a refill waiting on a context Chromium will never make stops at once. */
+  private readonly closing = new AbortController();
   private sandboxDecision: SandboxDecision | undefined;
   private traces: { dir: string; temporary: boolean } | undefined;
 
@@ -311,7 +315,10 @@ export class BrowserHost implements ContextSource {
 
   launch(): Promise<Browser> {
     if (this.closed) return Promise.reject(unavailable('Benchtop is shutting down'));
-    this.browser ??= this.start();
+    if (!this.browser) {
+      this.starting = true;
+      this.browser = this.start().finally(() => (this.starting = false));
+    }
     return this.browser;
   }
 
@@ -381,7 +388,8 @@ export class BrowserHost implements ContextSource {
       while (!this.closed && this.ready.length < this.settings.warm_pool) {
         const making = this.pooledContext();
         const limit = this.options.poolStepTimeoutMs ?? POOL_STEP_TIMEOUT_MS;
-        const fresh = await Promise.race([making, sleep(limit, undefined, { ref: false })]);
+        const { signal } = this.closing;
+        const fresh = await Promise.race([making, sleep(limit, undefined, { ref: false, signal })]);
         if (!fresh) {
           // This refill ends; the next acquire starts another. A late context is closed.
           void making.then(
@@ -421,16 +429,21 @@ export class BrowserHost implements ContextSource {
     while (this.filling) await this.filling;
   }
 
-  async close(): Promise<void> {
+  /** Ends Chromium and the warm pool; `onStep` hears which of the two it is waiting on. */
+  async close(onStep?: (part: string) => void): Promise<void> {
     this.closed = true;
     clearTimeout(this.lazyRefill);
     // The browser goes first, with a refill maybe under way: a call of the refill that Chromium
     // never answers (a renderer that hangs) would otherwise hold the shutdown forever,
-    // with Chromium running. Closing it ends such calls; the refill then ends too.
+    // with Chromium running. Closing it ends such calls; a call it never settles (one sent as
+    // Chromium closed) no longer holds the refill, which stops waiting on it when aborted.
+    this.closing.abort();
     const browser = this.browser;
     this.browser = undefined;
     this.ready = [];
+    onStep?.(this.starting ? 'Chromium, still starting' : 'Chromium');
     if (browser) await (await browser.catch(() => undefined))?.close();
+    onStep?.('the warm pool');
     await this.filling;
     if (this.traces?.temporary) rmSync(this.traces.dir, { recursive: true, force: true });
   }
