@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/shared/approvals.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchUiBrowser, openUi, saveScreenshots, type UiPage } from '../helpers/ui-browser.js';
+import { launchUiBrowser, saveScreenshots, UiPages } from '../helpers/ui-browser.js';
 
 /**
  * Supervising by hand at /ui/ in real Chromium against the real server (out/renderer built): a
@@ -48,7 +48,7 @@ const PAY_BUTTON = { x: 100, y: 60 };
 let fixtures: FixtureServer;
 let server: TestServer;
 let browser: Browser;
-let ui: UiPage | undefined;
+const pages = new UiPages(() => ({ browser, server }));
 let computerId: string;
 
 beforeAll(async () => {
@@ -67,16 +67,10 @@ afterAll(async () => {
   rmSync(scripts, { recursive: true, force: true });
 });
 afterEach(async () => {
-  const errors = ui?.errors ?? [];
-  await ui?.close();
-  ui = undefined;
-  expect(errors, 'the page logged errors').toEqual([]);
+  expect(await pages.close(), 'the page logged errors').toEqual([]);
 });
 
-async function open(route: string): Promise<Page> {
-  ui = await openUi(browser, server, route);
-  return ui.page;
-}
+const open = (route: string): Promise<Page> => pages.open(route);
 
 async function showCheckout(query: string): Promise<void> {
   const navigated = await server.request('POST', `/computers/${computerId}/navigate`, {
@@ -294,11 +288,11 @@ describe('the policies editor', () => {
       'shell',
     ]);
     // Chromium logs the refused save's 400 itself (once or more); the page logged nothing else.
-    expect(new Set(ui!.errors)).toEqual(
+    expect(new Set(pages.errors)).toEqual(
       new Set([
         'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
       ]),
     );
-    ui!.errors.length = 0;
+    pages.errors.length = 0;
   });
 });

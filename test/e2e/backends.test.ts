@@ -8,7 +8,7 @@ import {
   type PlaywrightServer,
 } from '../helpers/remote-browsers.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchUiBrowser, openUi, saveScreenshots, type UiPage } from '../helpers/ui-browser.js';
+import { launchUiBrowser, saveScreenshots, UiPages } from '../helpers/ui-browser.js';
 
 /**
  * Browsers on other machines, by hand at /ui/ in real Chromium against the real server and a real
@@ -21,7 +21,7 @@ const SLOW = 120_000;
 let pw: PlaywrightServer;
 let server: TestServer;
 let browser: Browser;
-let ui: UiPage | undefined;
+const pages = new UiPages(() => ({ browser, server }));
 
 beforeAll(async () => {
   [pw, server, browser] = await Promise.all([
@@ -36,17 +36,10 @@ afterAll(async () => {
   await server?.close();
 });
 afterEach(async () => {
-  const errors = ui?.errors ?? [];
-  await ui?.close();
-  ui = undefined;
-  expect(errors, 'the page logged errors').toEqual([]);
+  expect(await pages.close(), 'the page logged errors').toEqual([]);
 });
 
-async function open(route: string): Promise<Page> {
-  await ui?.close();
-  ui = await openUi(browser, server, route);
-  return ui.page;
-}
+const open = (route: string): Promise<Page> => pages.open(route);
 
 const backends = async () => (await server.request<Backend[]>('GET', '/backends')).body;
 

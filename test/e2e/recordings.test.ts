@@ -10,13 +10,7 @@ import { readZip } from '../helpers/bundle-fixture.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { pageState } from '../helpers/page-state.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
-import {
-  launchUiBrowser,
-  openUi,
-  saveScreenshots,
-  VIEWPORTS,
-  type UiPage,
-} from '../helpers/ui-browser.js';
+import { launchUiBrowser, saveScreenshots, UiPages } from '../helpers/ui-browser.js';
 
 /** The Recordings view and the task page's video at /ui/ in real Chromium (out/renderer built). */
 
@@ -64,7 +58,7 @@ const MODELS = {
 let fixtures: FixtureServer;
 let server: TestServer;
 let browser: Browser;
-let ui: UiPage | undefined;
+const pages = new UiPages(() => ({ browser, server }));
 
 beforeAll(async () => {
   fixtures = await startFixtureServer();
@@ -78,16 +72,10 @@ afterAll(async () => {
   rmSync(scripts, { recursive: true, force: true });
 });
 afterEach(async () => {
-  const errors = ui?.errors ?? [];
-  await ui?.close();
-  ui = undefined;
-  expect(errors, 'the page logged errors').toEqual([]);
+  expect(await pages.close(), 'the page logged errors').toEqual([]);
 });
 
-async function open(route: string): Promise<Page> {
-  ui = await openUi(browser, server, route, VIEWPORTS[0]);
-  return ui.page;
-}
+const open = (route: string): Promise<Page> => pages.open(route);
 
 /** A computer showing the actions fixture, ready for clicks. */
 async function computerOnFixture(): Promise<string> {
@@ -212,8 +200,7 @@ describe('the Recordings view', () => {
     await eventually(async () =>
       (await pageState(server, id)).events.some((line) => line.startsWith('click ')),
     );
-    await ui!.close();
-    ui = undefined;
+    expect(await pages.close(), 'the page logged errors').toEqual([]);
     await server.request('POST', `/computers/${id}/click`, { x: 500, y: 150 });
     await server.request('POST', `/computers/${id}/type`, { text: 'recorded' });
     const recording = await endAndRecord(id);

@@ -9,10 +9,9 @@ import { pageState, type FixtureState } from '../helpers/page-state.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 import {
   launchUiBrowser,
-  openUi,
   saveScreenshots,
   VIEWPORTS,
-  type UiPage,
+  UiPages,
   type Viewport,
 } from '../helpers/ui-browser.js';
 
@@ -70,7 +69,7 @@ const MODELS = {
 let fixtures: FixtureServer;
 let server: TestServer;
 let browser: Browser;
-let ui: UiPage | undefined;
+const pages = new UiPages(() => ({ browser, server }));
 const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-ui-data-'));
 
 beforeAll(async () => {
@@ -86,16 +85,10 @@ afterAll(async () => {
   rmSync(scripts, { recursive: true, force: true });
 });
 afterEach(async () => {
-  const errors = ui?.errors ?? [];
-  await ui?.close();
-  ui = undefined;
-  expect(errors, 'the page logged errors').toEqual([]);
+  expect(await pages.close(), 'the page logged errors').toEqual([]);
 });
 
-async function open(route = '', viewport: Viewport = VIEWPORTS[0]): Promise<Page> {
-  ui = await openUi(browser, server, route, viewport);
-  return ui.page;
-}
+const open = (route?: string, viewport?: Viewport): Promise<Page> => pages.open(route, viewport);
 
 const framesDrawn = (page: Page) =>
   page.locator('.stage canvas').evaluate((canvas) => Number(canvas.dataset.framesDrawn ?? 0));

@@ -4,7 +4,7 @@ import type { Task } from '../../src/shared/tasks.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchUiBrowser, openUi, saveScreenshots, type UiPage } from '../helpers/ui-browser.js';
+import { launchUiBrowser, saveScreenshots, UiPages } from '../helpers/ui-browser.js';
 
 /**
  * What model calls cost, in the window (out/renderer must be built): a task's page shows its cost
@@ -14,7 +14,7 @@ import { launchUiBrowser, openUi, saveScreenshots, type UiPage } from '../helper
 let fake: FakeUpstream;
 let server: TestServer;
 let browser: Browser;
-let ui: UiPage | undefined;
+const pages = new UiPages(() => ({ browser, server }));
 let task: Task;
 
 // The fake's usage per call (1200 in, 30 out) at $2 and $10 per million: $0.0027 a call.
@@ -65,16 +65,10 @@ afterAll(async () => {
   await fake?.close();
 });
 afterEach(async () => {
-  const errors = ui?.errors ?? [];
-  await ui?.close();
-  ui = undefined;
-  expect(errors, 'the page logged errors').toEqual([]);
+  expect(await pages.close(), 'the page logged errors').toEqual([]);
 });
 
-async function open(route: string): Promise<Page> {
-  ui = await openUi(browser, server, route);
-  return ui.page;
-}
+const open = (route: string): Promise<Page> => pages.open(route);
 
 describe('usage in the window', () => {
   it("a task's page shows its cost and tokens", async () => {

@@ -53,6 +53,37 @@ export async function openUi(
   return { page, errors, close: () => context.close() };
 }
 
+/**
+ * A suite's window page, one at a time: `open` replaces it (failing if the one before logged an
+ * error), `close` (each test's afterEach) closes it and answers the errors it logged, which a
+ * test expects to be none.
+ */
+export class UiPages {
+  private current: UiPage | undefined;
+
+  constructor(private readonly at: () => { browser: Browser; server: TestServer }) {}
+
+  async open(route = '', viewport: Viewport = VIEWPORTS[0]): Promise<Page> {
+    const before = await this.close();
+    if (before.length > 0) throw new Error(`the page before logged errors:\n${before.join('\n')}`);
+    const { browser, server } = this.at();
+    this.current = await openUi(browser, server, route, viewport);
+    return this.current.page;
+  }
+
+  /** Console errors and uncaught exceptions of the open page so far (a test may clear them). */
+  get errors(): string[] {
+    return this.current?.errors ?? [];
+  }
+
+  async close(): Promise<string[]> {
+    const errors = this.errors;
+    await this.current?.close();
+    this.current = undefined;
+    return errors;
+  }
+}
+
 /** Saves the page at each of the sizes the UI must read well at (not committed; for a person). */
 export async function saveScreenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
