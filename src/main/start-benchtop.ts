@@ -60,9 +60,13 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
   });
   const run = await beginRun(dataDir);
   if (run.orphansEnded > 0) {
-    const log = options.log ?? console.log;
-    log(`ended ${run.orphansEnded} processes that a killed earlier run on this data dir left`);
+    (options.log ?? console.log)(
+      `ended ${run.orphansEnded} processes that a killed earlier run on this data dir left`,
+    );
   }
+  // What goes wrong in the background (a recording that could not be finished, an item the
+  // notifications webhook refused) is said on stderr, where a person running Benchtop sees it.
+  const log = options.log ?? ((message: string) => console.error(`benchtop: ${message}`));
   let core: Core;
   try {
     core = await createCore({
@@ -72,7 +76,7 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
       watchKeys: true,
       overrides: settingOverrides({ env, flags: options.flags }),
       workerEntry: options.paths.workerEntry,
-      log: options.log,
+      log,
       secretCipher: options.safeStorage && appCipher(options.safeStorage, dataDir),
     });
   } catch (error) {
@@ -84,7 +88,7 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
     !env.BENCHTOP_API_KEY && !core.keys.hasStoredKeys() ? core.keys.create('local').key : undefined;
   let server: RunningServer;
   try {
-    server = await startServer(core, { log: options.log, uiDir: options.paths.uiDir });
+    server = await startServer(core, { log, uiDir: options.paths.uiDir });
   } catch (error) {
     await core.close();
     run.end();

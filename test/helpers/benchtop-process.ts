@@ -12,6 +12,8 @@ export type BenchtopProcess = {
   url: string;
   /** Every line it printed so far. */
   output: string[];
+  /** What it wrote to stderr so far, in chunks as they came. */
+  errors: string[];
   /** The key its `/ui/` link carries: valid for organization `local` while this process runs. */
   windowKey: string;
   /** The stored key printed on a first start (`export TZAFON_API_KEY=…`), if this was one. */
@@ -59,7 +61,7 @@ export function serveProcess(
       const firstKey = output
         .find((printed) => printed.includes('export TZAFON_API_KEY='))
         ?.split('=')[1];
-      resolve(started(child, url, output, windowKey, firstKey, exit));
+      resolve(started(child, url, output, stderr, windowKey, firstKey, exit));
     });
     void exit.then((code) =>
       reject(new Error(`benchtop exited with ${code}: ${[...output, ...stderr].join('\n')}`)),
@@ -101,6 +103,7 @@ function started(
   child: ChildProcess,
   url: string,
   output: string[],
+  errors: string[],
   windowKey: string,
   firstKey: string | undefined,
   exit: Promise<number | null>,
@@ -109,6 +112,7 @@ function started(
     child,
     url,
     output,
+    errors,
     windowKey,
     firstKey,
     async request(method, path, body, key = windowKey) {

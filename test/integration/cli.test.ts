@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { benchtopEnv, BIN, onBanner } from '../helpers/benchtop-process.js';
+import { benchtopEnv, BIN, onBanner, serveProcess } from '../helpers/benchtop-process.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
@@ -203,6 +203,32 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     expect(await events.text()).toContain('"type":"action_request"');
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
+  });
+
+  it('says on stderr what goes wrong in the background: an item the webhook did not take', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    // Nothing listens on port 9: the model and the webhook both refuse the connection.
+    const dead = 'http://127.0.0.1:9';
+    const settings = {
+      notifications: { webhook_url: `${dead}/hook` },
+      models: {
+        default: 'dead',
+        providers: { dead: { provider: 'openai-compatible', base_url: `${dead}/v1` } },
+      },
+    };
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify(settings), { mode: 0o600 });
+    const benchtop = await serveProcess(dataDir);
+    running.push(benchtop.child);
+    // The task fails at its first step: a "failed" item for a person, posted to the webhook.
+    const task = await benchtop.request('POST', '/agent/tasks', { instruction: 'look around' });
+    expect(task.status, task.text).toBe(200);
+    const said = () => benchtop.errors.join('');
+    await eventually(() => said().includes('the notifications webhook did not take'), 30_000);
+    expect(said()).toContain(
+      `benchtop: the notifications webhook did not take the failed item (${task.body.task_id})`,
+    );
+    benchtop.child.kill('SIGTERM');
+    expect(await benchtop.exited()).toBe(0);
   });
 
   it('refuses to start with a bad setting, naming it', () => {
