@@ -109,12 +109,13 @@ const POOL_SHAPE = { viewport: { width: 1280, height: 720 } };
  * A host with a warm pool of one whose refill hangs once asked to: the refill's page is made,
  * then its renderer stops answering (stopped here) before the page's network session opens.
  */
-async function hangingPool(refillLimitMs?: number) {
+async function hangingPool(refillLimitMs?: number, extra: BrowserHostOptions = {}) {
   const stopped: number[] = [];
   /** This host's browser process, while the next refill is to hang. */
   let hangIn: number | undefined;
   // Read at each refill: the short limit applies from the hang on, not to Chromium's launch.
   const options: BrowserHostOptions = {
+    ...extra,
     prepareNetwork: () => {
       for (const pid of hangIn === undefined ? [] : descendants(hangIn)) {
         if (!commandOf(pid).includes('--type=renderer')) continue;
@@ -190,6 +191,20 @@ describe('a warm-pool refill that Chromium never answers', () => {
     pool.resume();
     await closed;
     expect(waitingOn).toEqual(['Chromium', 'the warm pool']);
+  });
+
+  it('gives up waiting for a Chromium that does not exit, and says so', async () => {
+    const logged: string[] = [];
+    const pool = await hangingPool(undefined, {
+      closeTimeoutMs: 1000,
+      log: (line) => logged.push(line),
+    });
+    await pool.hangRefill();
+    // The stopped renderers keep Chromium's pipes open: its close cannot end until they resume.
+    await pool.host.close();
+    expect(logged).toEqual([
+      'Chromium did not close within 1 s of the shutdown; it is killed as Benchtop exits',
+    ]);
   });
 });
 

@@ -91,6 +91,7 @@ export async function createCore(options: CoreOptions) {
   const browsers = new BrowserHost(settings().browser, {
     tracesDir: join(dataDir, 'traces'),
     prepareNetwork: () => settings().recording.enabled,
+    log,
   });
   const events = new ComputerEvents();
   const policy = new OrganizationPolicy(settings, join(dataDir, 'computers'));

@@ -94,6 +94,10 @@ export type BrowserHostOptions = {
   prepareNetwork?: () => boolean;
   /** How long one pooled context may take to make (tests shorten it). */
   poolStepTimeoutMs?: number;
+  /** How long a close waits for Chromium to exit (tests shorten it). */
+  closeTimeoutMs?: number;
+  /** Where a close that gave up on Chromium says so. */
+  log?: (message: string) => void;
 };
 
 /**
@@ -107,6 +111,12 @@ const POOL_STEP_TIMEOUT_MS = 30_000;
  * made the first navigate 110 ms against 50 without it. An emptied pool refills at once.
  */
 const LAZY_REFILL_MS = 500;
+/**
+ * A close waits this long for Chromium to exit, then goes on: Playwright kills the Chromium it
+ * launched when this process exits, and a shutdown must end within its own deadline (15 s).
+ * Playwright waits for Chromium's output pipes, which any of its processes that lingers holds.
+ */
+const CHROMIUM_CLOSE_MS = 8000;
 
 /** What decides whether Chromium can use its own sandbox. */
 export type SandboxFacts = {
@@ -441,8 +451,22 @@ export class BrowserHost implements ContextSource {
     const browser = this.browser;
     this.browser = undefined;
     this.ready = [];
+    const what = this.starting ? 'start' : 'close';
     onStep?.(this.starting ? 'Chromium, still starting' : 'Chromium');
-    if (browser) await (await browser.catch(() => undefined))?.close();
+    if (browser) {
+      const limit = this.options.closeTimeoutMs ?? CHROMIUM_CLOSE_MS;
+      const closing = browser
+        .then((launched) => launched.close())
+        .then(
+          () => true,
+          () => true,
+        );
+      if (!(await Promise.race([closing, sleep(limit, false, { ref: false })]))) {
+        this.options.log?.(
+          `Chromium did not ${what} within ${limit / 1000} s of the shutdown; it is killed as Benchtop exits`,
+        );
+      }
+    }
     onStep?.('the warm pool');
     await this.filling;
     if (this.traces?.temporary) rmSync(this.traces.dir, { recursive: true, force: true });
