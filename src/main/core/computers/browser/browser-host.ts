@@ -268,7 +268,6 @@ export class BrowserHost implements ContextSource {
   private ready: FreshContext[] = [];
   private filling: Promise<void> | undefined;
   private lazyRefill: NodeJS.Timeout | undefined;
-  private closed = false;
   /** Chromium is being launched (a close then waits for the launch before it can close it). */
   private starting = false;
   /** Aborted by close(): a refill waiting on a context Chromium will never make stops at once. */
@@ -281,6 +280,10 @@ export class BrowserHost implements ContextSource {
     readonly settings: BrowserSettings,
     private readonly options: BrowserHostOptions = {},
   ) {}
+
+  private get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
 
   /** The browser's tracesDir (made on first need). */
   get tracesDir(): string {
@@ -441,7 +444,6 @@ export class BrowserHost implements ContextSource {
 
   /** Ends Chromium and the warm pool; `onStep` hears which of the two it is waiting on. */
   async close(onStep?: (part: string) => void): Promise<void> {
-    this.closed = true;
     clearTimeout(this.lazyRefill);
     // The browser goes first, with a refill maybe under way: a call of the refill that Chromium
     // never answers (a renderer that hangs) would otherwise hold the shutdown forever,
@@ -451,19 +453,19 @@ export class BrowserHost implements ContextSource {
     const browser = this.browser;
     this.browser = undefined;
     this.ready = [];
-    const what = this.starting ? 'start' : 'close';
-    onStep?.(this.starting ? 'Chromium, still starting' : 'Chromium');
+    const starting = this.starting;
+    onStep?.(starting ? 'Chromium, still starting' : 'Chromium');
     if (browser) {
       const limit = this.options.closeTimeoutMs ?? CHROMIUM_CLOSE_MS;
-      const closing = browser
+      const ended = browser
         .then((launched) => launched.close())
         .then(
           () => true,
           () => true,
         );
-      if (!(await Promise.race([closing, sleep(limit, false, { ref: false })]))) {
+      if (!(await Promise.race([ended, sleep(limit, false, { ref: false })]))) {
         this.options.log?.(
-          `Chromium did not ${what} within ${limit / 1000} s of the shutdown; it is killed as Benchtop exits`,
+          `Chromium did not ${starting ? 'start' : 'close'} within ${limit / 1000} s of the shutdown; it is killed as Benchtop exits`,
         );
       }
     }
