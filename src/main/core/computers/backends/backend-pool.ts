@@ -2,7 +2,8 @@ import type { Backend } from '../../../../shared/backends.js';
 import type { BackendType, BrowserBackendSettings } from '../../../../shared/settings.js';
 import { BenchtopError, invalidRequest } from '../../errors.js';
 import { PlaywrightBackend } from './playwright-backend.js';
-import { redactedUrl, type RemoteBackend } from './remote-backend.js';
+import { redactedUrl } from '../../config.js';
+import type { RemoteBackend } from './remote-backend.js';
 import { SeleniumBackend } from './selenium-backend.js';
 
 /** How often each remote backend's health is checked. */
@@ -88,9 +89,11 @@ export class BackendPool {
       return same;
     });
     const gone = this.entries.filter((entry) => !kept.has(entry));
-    for (const entry of gone) entry.retired = true;
-    this.entries = [...next, ...gone.filter((entry) => entry.computers.size > 0)];
-    for (const entry of gone) if (entry.computers.size === 0) void entry.remote?.close();
+    this.entries = [...next, ...gone];
+    for (const entry of gone) {
+      entry.retired = true;
+      this.dropIfIdle(entry);
+    }
     if (this.entries.some((entry) => entry.remote)) {
       this.timer ??= setInterval(() => this.checkAll(), HEALTH_INTERVAL_MS).unref();
       this.checkAll();
@@ -119,7 +122,7 @@ export class BackendPool {
 
   /** Whether this machine's Chromium is one of the backends. */
   get hasLocal(): boolean {
-    return this.entries.some((entry) => !entry.remote && !entry.retired);
+    return this.listed().some((entry) => !entry.remote);
   }
 
   /**
@@ -177,8 +180,12 @@ export class BackendPool {
   }
 
   private release(entry: Entry, placement: Placement): void {
-    if (!entry.computers.delete(placement) || !entry.retired || entry.computers.size > 0) return;
-    // A retired backend's last computer ended: nothing holds its connections any more.
+    if (entry.computers.delete(placement) && entry.retired) this.dropIfIdle(entry);
+  }
+
+  /** A retired backend without computers goes: nothing holds its connections any more. */
+  private dropIfIdle(entry: Entry): void {
+    if (entry.computers.size > 0) return;
     this.entries = this.entries.filter((candidate) => candidate !== entry);
     void entry.remote?.close();
   }
