@@ -175,10 +175,14 @@ export function deepMerge(
   return out;
 }
 
+/** A URL with its password as "***", for answers and messages (a backend's, a proxy's). */
+export function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.href;
+}
+
 /** The proxy URL without its password, for results and logs. */
 export function redactProxy(proxyUrl: string): string {
-  if (!proxyUrl) return '';
-  const url = new URL(proxyUrl);
-  if (url.password) url.password = '***';
-  return url.href.replace(/\/$/, '');
+  return proxyUrl ? redactedUrl(proxyUrl).replace(/\/$/, '') : '';
 }

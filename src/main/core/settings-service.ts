@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { MASKED_SECRET, type SettingsAnswer } from '../../shared/settings.js';
-import { deepMerge, isPlainObject, redactProxy, Settings } from './config.js';
+import { deepMerge, isPlainObject, redactedUrl, redactProxy, Settings } from './config.js';
 import { invalidRequest } from './errors.js';
 import type { SettingsSource } from './runtime/settings-source.js';
 import { readStoredSettings, writeStoredSettings } from './store/settings-store.js';
@@ -230,13 +230,9 @@ function masked(settings: Settings): Settings {
   return out;
 }
 
-/** A backend's URL with its password (a Grid's Basic auth) as "***"; unchanged without one. */
+/** A backend's URL with its password (a Grid's Basic auth) as "***"; as written without one. */
 function maskUrlPassword(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (!parsed.password) return url;
-  parsed.password = '***';
-  return parsed.href;
+  return URL.canParse(url) && new URL(url).password ? redactedUrl(url) : url;
 }
 
 /** The proxy URL with its password as "***"; a value that is no URL is masked after "user:". */

@@ -38,10 +38,3 @@ export interface RemoteBackend {
 export const PROBE_TIMEOUT_MS = 3000;
 /** How long opening a computer's browser there may take (a Grid may start a browser for it). */
 export const OPEN_TIMEOUT_MS = 60_000;
-
-/** A URL without its password, for answers and messages. */
-export function redactedUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.href;
-}
