@@ -9,7 +9,7 @@ import {
 } from '../../../shared/settings.js';
 import { useApi } from '../api/api-context.js';
 import { backendsQuery } from '../api/queries.js';
-import { SaveBar, useSave, type SaveSettings } from './save-bar.js';
+import { RemoveButton, SaveBar, useSave, type SaveSettings } from './save-bar.js';
 
 type Row = Settings['browser']['backends'][number];
 /** `executable`: for a Playwright server, the Chromium on its machine (empty: its own). */
@@ -144,18 +144,15 @@ export function BackendsSection({
                   <BackendNow backend={saved && listed.data?.find((b) => b.name === row.name)} />
                 </td>
                 <td className="row-end">
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Remove ${row.name}`}
-                    disabled={rows.length === 1}
-                    title={rows.length === 1 ? 'Browsers need somewhere to run' : undefined}
-                    onClick={() =>
+                  <RemoveButton
+                    name={row.name}
+                    disabledBecause={
+                      rows.length === 1 ? 'Browsers need somewhere to run' : undefined
+                    }
+                    onRemove={() =>
                       setRows((previous) => previous.filter((old) => old.name !== row.name))
                     }
-                  >
-                    Remove
-                  </button>
+                  />
                 </td>
               </tr>
             );

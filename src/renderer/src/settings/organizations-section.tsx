@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Settings, SettingsPatch } from '../../../shared/settings.js';
-import { SaveBar, useSave, type SaveSettings } from './save-bar.js';
+import { RemoveButton, SaveBar, useSave, type SaveSettings } from './save-bar.js';
 
 /** The owner's organization: exec.* governs it, and organizations.local is refused. */
 const OWNER_ORG = 'local';
@@ -127,16 +127,12 @@ export function OrganizationsSection({
                   </div>
                 </td>
                 <td className="row-end">
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Remove ${row.name}`}
-                    onClick={() =>
+                  <RemoveButton
+                    name={row.name}
+                    onRemove={() =>
                       setRows((previous) => previous.filter((old) => old.name !== row.name))
                     }
-                  >
-                    Remove
-                  </button>
+                  />
                 </td>
               </tr>
             ))}

@@ -43,3 +43,26 @@ export function SaveBar({ label, status }: { label: string; status: SaveStatus }
     </>
   );
 }
+
+/**
+ * A listed row's Remove button: takes it out of the section's list, which its save then stores.
+ * `disabledBecause`: why it cannot be removed, shown on the disabled button.
+ */
+export function RemoveButton(props: {
+  name: string;
+  onRemove: () => void;
+  disabledBecause?: string;
+}) {
+  return (
+    <button
+      type="button"
+      className="danger"
+      aria-label={`Remove ${props.name}`}
+      disabled={props.disabledBecause !== undefined}
+      title={props.disabledBecause}
+      onClick={props.onRemove}
+    >
+      Remove
+    </button>
+  );
+}
