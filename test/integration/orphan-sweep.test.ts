@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,9 @@ describe.each([
             timeout_seconds: 900,
           })
           .catch(() => undefined);
-        await eventually(() => processesWith(sleep).length > 0, 15_000);
+        // Running, and recorded: the server writes the record when the helper reports the
+        // fork, a moment after the process appears (a kill in between leaves it unrecorded).
+        await eventually(() => processesWith(sleep).some((pid) => recorded(dataDir, pid)), 15_000);
         // Each desktop's X server names its cookie file in the data dir.
         const xServers = processesWith(dataDir).filter((pid) => commandOf(pid).startsWith('Xvfb'));
         expect(xServers).toHaveLength(2);
@@ -148,3 +150,11 @@ describe('a server SIGKILLed alone', () => {
     60_000,
   );
 });
+
+/** Whether a run on the data dir recorded the process for the orphan sweep. */
+function recorded(dataDir: string, pid: number): boolean {
+  const runs = join(dataDir, 'runs');
+  return readdirSync(runs).some((run) =>
+    readdirSync(join(runs, run)).some((record) => record.startsWith(`${pid}.`)),
+  );
+}
