@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    globalSetup: ['test/global-setup.ts'],
     hookTimeout: 60_000,
     // Each integration file starts its own server and Chromium; two cores, so two at a time.
     maxWorkers: 2,
