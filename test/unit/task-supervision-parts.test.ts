@@ -226,6 +226,55 @@ describe('the bundle timeline', () => {
     ]);
   });
 
+  it('marks an action held for a person with its result, not a separate line after the decision', async () => {
+    const { buildTimeline } = await import('../../src/main/core/recordings/bundle/timeline.js');
+    const base = { task_id: 'task_1', step: 1, timestamp: '2026-11-22T10:00:00.000Z' };
+    const entries = buildTimeline({
+      events: [
+        { ...base, type: 'screenshot', screenshot_url: '/s/1.png' },
+        { ...base, type: 'action', action: { type: 'click', x: 28, y: 91, button: 'left' } },
+        {
+          ...base,
+          type: 'approval_required',
+          computer_id: 'comp_1',
+          approval_id: 'appr_1',
+          task_id: 'task_1',
+          action: { type: 'click', at: { x: 28, y: 91 }, button: 'left', count: 1 },
+          policy_id: 'pay',
+          reason: 'paying needs a person',
+          url: 'https://shop.example/',
+          target: null,
+          screenshot_url: null,
+        },
+        { ...base, type: 'paused', reason: 'approval' },
+        {
+          ...base,
+          type: 'approval_decided',
+          approval_id: 'appr_1',
+          status: 'approved',
+          note: 'ok',
+          status_reason: null,
+        },
+        { ...base, type: 'resumed' },
+        { ...base, type: 'action_result', status: 'success', error_message: null },
+      ],
+      personInputs: [],
+      shots: new Map(),
+      model: new Map(),
+      videoStartedAt: undefined,
+    });
+    const step = entries[0]!;
+    const lines = step.kind === 'step' ? step.lines : [];
+    expect(lines.map((line) => line.label)).toEqual([
+      'does',
+      'asks approval',
+      'paused',
+      'approved',
+      'resumed',
+    ]);
+    expect(lines[0]!.result).toEqual({ ok: true, text: null });
+  });
+
   it("gives each step of a replay its own entry, as the window's timeline does", async () => {
     const { buildTimeline } = await import('../../src/main/core/recordings/bundle/timeline.js');
     const entries = buildTimeline({

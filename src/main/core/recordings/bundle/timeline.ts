@@ -112,7 +112,10 @@ function markOf(action: OutputAction): Mark[] {
   return [{ x: action.x, y: action.y }];
 }
 
-/** The step's events as lines; each action result joins the action it answers. */
+/**
+ * The step's events as lines; each action result joins the action it answers, also across what
+ * happened while the action was held for a person (asked, paused, decided, resumed).
+ */
 function linesOf(events: TaskEvent[]): Line[] {
   const lines: Line[] = [];
   let waiting: Line | undefined;
@@ -125,7 +128,7 @@ function linesOf(events: TaskEvent[]): Line[] {
     const line = lineOf(event);
     if (!line) continue;
     lines.push(line);
-    waiting = event.type === 'action' ? line : undefined;
+    if (event.type === 'action') waiting = line;
   }
   return lines;
 }
