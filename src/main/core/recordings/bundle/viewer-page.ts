@@ -151,15 +151,15 @@ video { display: block; width: 100%; background: #000; border-radius: var(--radi
   overflow: hidden; text-overflow: ellipsis; white-space: nowrap;
 }
 .events { list-style: none; padding: 0; margin: 0; }
-.event { padding: 2px 0; display: flex; gap: 6px; align-items: baseline; flex-wrap: wrap; }
-.event-kind { display: inline-block; min-width: 74px; font-size: 12px; font-weight: 600; color: var(--muted); }
+.event { padding: 2px 0; display: flex; gap: 6px; align-items: baseline; }
+.event-kind { flex: none; width: 100px; font-size: 12px; font-weight: 600; color: var(--muted); }
 .event-text { white-space: pre-wrap; overflow-wrap: anywhere; min-width: 0; }
 .event-reasoning .event-text { color: var(--muted); font-style: italic; }
 .event-user_message .event-kind, .event-paused .event-kind, .event-resumed .event-kind { color: var(--warn); }
 .event-approval_required .event-kind, .event-handoff_requested .event-kind, .event-stalled .event-kind, .event-budget_reached .event-kind { color: var(--warn); }
 .event-completed .event-kind { color: var(--ok); }
 .event-failed .event-kind, .event-cancelled .event-kind { color: var(--danger); }
-.result { font-size: 12px; }
+.result { flex: none; font-size: 12px; }
 .result-ok { color: var(--ok); }
 .result-error { color: var(--danger); }
 .model-links { margin: 6px 0 0; display: flex; gap: 12px; font-size: 12px; }
