@@ -5,7 +5,7 @@ import { LAUNCH_ARGS } from '../../src/main/core/computers/browser/browser-host.
 import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
 import type { TestServer } from './test-server.js';
 
-export const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'test-results', 'ui');
+const SCREENSHOT_DIR = join(import.meta.dirname, '..', '..', 'test-results', 'ui');
 export type Viewport = { width: number; height: number };
 /** The sizes the UI must read well at. */
 export const VIEWPORTS: readonly [Viewport, Viewport] = [
@@ -84,15 +84,20 @@ export class UiPages {
   }
 }
 
+/** Where a picture kept for a person to look at goes (test-results/ui, not committed). */
+export function screenshotPath(file: string): string {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return join(SCREENSHOT_DIR, file);
+}
+
 /** Saves the page at each of the sizes the UI must read well at (not committed; for a person). */
 export async function saveScreenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const original = page.viewportSize();
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
     await page.waitForTimeout(300);
     await page.screenshot({
-      path: join(SCREENSHOT_DIR, `${name}-${viewport.width}x${viewport.height}.png`),
+      path: screenshotPath(`${name}-${viewport.width}x${viewport.height}.png`),
     });
   }
   if (original) await page.setViewportSize(original);

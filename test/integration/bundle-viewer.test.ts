@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshotPath } from '../helpers/ui-browser.js';
 import {
   bundleOf,
   makeFixture,
@@ -144,7 +145,7 @@ describe('the bundle viewer, opened from its unzipped folder with no network', (
     expect(await page.locator('.entry.current').getAttribute('data-step')).toBe('3');
     // A picture for a person to look at (not compared): the whole page, step 3 marked.
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: '/tmp/bundle-viewer.png', fullPage: true });
+    await page.screenshot({ path: screenshotPath('bundle-viewer.png'), fullPage: true });
 
     await page.locator('[data-step="1"] .seek').click();
     expect(await page.locator('.entry.current').getAttribute('data-step')).toBe('1');

@@ -7,6 +7,7 @@ import { displayOf, processClock, processesOnDisplay, workspaceOf } from '../hel
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { visitLoginPage } from '../helpers/page-state.js';
 import { SseReader } from '../helpers/sse.js';
+import { screenshotPath } from '../helpers/ui-browser.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -110,7 +111,7 @@ describe('the browser of a desktop computer', () => {
       opened.push(tabId);
       await wait(id, 3);
       // Kept for a person to look at: the screen right after the last tabs.create.
-      expect(await showsProduct(id, key, '/tmp/desktop-browser-tabs.png')).toBe(true);
+      expect(await showsProduct(id, key, screenshotPath('desktop-browser-tabs.png'))).toBe(true);
     }
 
     expect(await listTabs(id)).toEqual([
