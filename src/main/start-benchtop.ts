@@ -84,8 +84,6 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
     throw error;
   }
   if (options.windowKey) core.keys.trustKey(options.windowKey, 'local');
-  const firstKey =
-    !env.BENCHTOP_API_KEY && !core.keys.hasStoredKeys() ? core.keys.create('local').key : undefined;
   let server: RunningServer;
   try {
     server = await startServer(core, { log, uiDir: options.paths.uiDir });
@@ -94,6 +92,10 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
     run.end();
     throw error;
   }
+  // Made once the server listens: a start that fails before (its port taken) would store a key
+  // nobody was shown, and the next start, finding a stored key, would print none.
+  const firstKey =
+    !env.BENCHTOP_API_KEY && !core.keys.hasStoredKeys() ? core.keys.create('local').key : undefined;
   return {
     core,
     server,

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -229,6 +230,35 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     );
     benchtop.child.kill('SIGTERM');
     expect(await benchtop.exited()).toBe(0);
+  });
+
+  it('says in one line that its port is taken, and shows the first key at the next start', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    try {
+      const refused = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
+        env: benchtopEnv({ BENCHTOP_DATA_DIR: dataDir }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      refused.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      expect(await exited(refused)).toBe(2);
+      expect(stderr).toBe(
+        `benchtop: port ${port} of 127.0.0.1 is in use by another program (another Benchtop?); choose another with --port, BENCHTOP_PORT or server.port (0 picks a free one)\n`,
+      );
+    } finally {
+      taken.close();
+    }
+    // Nothing was stored that nobody saw: this start prints the first key, and it works.
+    const { child, url, output } = await serve(dataDir);
+    const key = output.find((line) => line.includes('TZAFON_API_KEY='))?.split('=')[1];
+    expect(key, output.join('\n')).toMatch(/^sk_/);
+    const listed = await fetch(`${url}/computers`, { headers: { authorization: `Bearer ${key}` } });
+    expect(listed.status).toBe(200);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
   });
 
   it('refuses to start with a bad setting, naming it', () => {

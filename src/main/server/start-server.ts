@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ConfigError } from '../core/config.js';
 import { newId } from '../core/ids.js';
 import type { Core } from '../core/create-core.js';
 import { cdpEndpoint } from './cdp/cdp-door.js';
@@ -32,6 +33,22 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+const CHOOSE_PORT = 'choose another with --port, BENCHTOP_PORT or server.port (0 picks a free one)';
+
+/** Why the server cannot listen, in words that say which setting to change. */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `port ${port} of ${host}`;
+  const message =
+    error.code === 'EADDRINUSE'
+      ? `${where} is in use by another program (another Benchtop?); ${CHOOSE_PORT}`
+      : error.code === 'EACCES'
+        ? `not allowed to listen on ${where} (ports below 1024 need privileges); ${CHOOSE_PORT}`
+        : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
+          ? `${host} is not an address of this machine; set --host, BENCHTOP_HOST or server.host to one (127.0.0.1 by default)`
+          : `cannot listen on ${where}: ${error.message}`;
+  return new ConfigError(message, { cause: error });
+}
+
 /** Listens (port 0 picks a free one) and tells core its URL. close() ends open connections too. */
 export async function startServer(
   core: Core,
@@ -44,9 +61,12 @@ export async function startServer(
   server.on('clientError', answerClientError);
   const cdp = cdpEndpoint(core, options.log ?? ((message) => console.error(message)));
   server.on('upgrade', (req, socket, head) => cdp.upgrade(req, socket, head));
+  const wanted = options.port ?? core.settings.server.port;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? core.settings.server.port, host, () => resolve());
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(listenError(error, host, wanted)),
+    );
+    server.listen(wanted, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
