@@ -271,6 +271,20 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     const port = run(['serve', '--port', 'many'], dataDir);
     expect(port.stderr).toContain('setting server.port in command-line flags');
   });
+
+  it('refuses a data dir it cannot make, in one line that says what to set', () => {
+    // Under a file: no user, root included, can make a folder there.
+    const file = join(mkdtempSync(join(tmpdir(), 'benchtop-cli-')), 'a-file');
+    writeFileSync(file, '');
+    const dataDir = join(file, 'data');
+    for (const args of [['serve', '--port', '0'], ['keys', 'list'], ['mcp']]) {
+      const result = run(args, dataDir);
+      expect(result.status, args.join(' ')).toBe(2);
+      expect(result.stderr).toBe(
+        `benchtop: cannot use the data dir ${dataDir} (ENOTDIR: not a directory, mkdir '${dataDir}'); set BENCHTOP_DATA_DIR to a folder this user can write\n`,
+      );
+    }
+  });
 });
 
 describe('benchtop keys', () => {

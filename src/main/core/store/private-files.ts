@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../config.js';
 
 /**
  * Modes of what Benchtop writes under its data dir: keys, provider keys, saved cookies, what
@@ -16,10 +17,18 @@ export const PRIVATE_FILE = 0o600;
  * keeps others out of all of it. The files Benchtop keeps at its top are narrowed as well.
  */
 export function preparePrivateDataDir(dataDir: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR });
-  narrow(dataDir, PRIVATE_DIR);
-  for (const name of ['keys.json', 'config.json', 'ip-blocks.json']) {
-    narrow(join(dataDir, name), PRIVATE_FILE);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR });
+    narrow(dataDir, PRIVATE_DIR);
+    for (const name of ['keys.json', 'config.json', 'ip-blocks.json']) {
+      narrow(join(dataDir, name), PRIVATE_FILE);
+    }
+  } catch (error) {
+    // Not writable by this user, or another user's: nothing can start on it.
+    throw new ConfigError(
+      `cannot use the data dir ${dataDir} (${(error as Error).message}); set BENCHTOP_DATA_DIR to a folder this user can write`,
+      { cause: error },
+    );
   }
 }
 
