@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -270,6 +270,27 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     expect(result.stderr).toContain('unknown setting browser.warm_pol');
     const port = run(['serve', '--port', 'many'], dataDir);
     expect(port.stderr).toContain('setting server.port in command-line flags');
+  });
+
+  it('refuses a config.json or keys.json that is not JSON, naming it, and leaves it as it was', () => {
+    const start = ['serve', '--port', '0'];
+    const readers = { 'config.json': [start], 'keys.json': [start, ['keys', 'list']] };
+    for (const [name, commands] of Object.entries(readers)) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+      const file = join(dataDir, name);
+      // A comma too many, as a hand edit leaves it.
+      writeFileSync(file, '{"server": {"port": 4422,}}\n');
+      for (const args of commands) {
+        const result = run(args, dataDir);
+        expect(result.status, `${name}: ${args.join(' ')}`).toBe(2);
+        expect(result.stderr).toMatch(
+          new RegExp(
+            `^benchtop: ${file} is not valid JSON \\(.+\\); fix it, or move it away to start without what it holds\\n$`,
+          ),
+        );
+      }
+      expect(readFileSync(file, 'utf8')).toBe('{"server": {"port": 4422,}}\n');
+    }
   });
 
   it('refuses a data dir it cannot make, in one line that says what to set', () => {

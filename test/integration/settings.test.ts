@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -234,6 +234,26 @@ describe('settings', () => {
     expect(typo.body.message).toContain(`cannot read ${script}x (ENOENT)`);
     expect(readFileSync(configFile, 'utf8')).toBe(before);
     expect((await call('GET', '/settings')).body.settings.limits.max_tabs).toBe(20);
+  });
+
+  it('a config.json broken by hand while running is named in a 503 and left as it was', async () => {
+    const before = existsSync(configFile) ? readFileSync(configFile, 'utf8') : '{}';
+    const broken = '{"limits": {"max_tabs": 9,}}';
+    writeFileSync(configFile, broken);
+    try {
+      const refused = await patch({ limits: { max_tabs: 7 } });
+      expect(refused.status, refused.text).toBe(503);
+      expect(refused.body.code).toBe('unavailable');
+      expect(refused.body.message).toContain(
+        `the settings cannot be saved: ${configFile} is not valid JSON`,
+      );
+      expect(readFileSync(configFile, 'utf8')).toBe(broken);
+      // What runs is unchanged, and still shown.
+      expect((await call('GET', '/settings')).body.settings.limits.max_tabs).toBe(20);
+    } finally {
+      writeFileSync(configFile, before);
+    }
+    expectOk(await patch({ limits: { max_tabs: null } }));
   });
 
   it('server.port is stored and waits for a restart', async () => {

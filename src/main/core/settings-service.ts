@@ -2,8 +2,15 @@ import { accessSync, constants } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { MASKED_SECRET, type SettingsAnswer } from '../../shared/settings.js';
-import { deepMerge, isPlainObject, redactedUrl, redactProxy, Settings } from './config.js';
-import { invalidRequest } from './errors.js';
+import {
+  ConfigError,
+  deepMerge,
+  isPlainObject,
+  redactedUrl,
+  redactProxy,
+  Settings,
+} from './config.js';
+import { invalidRequest, unavailable } from './errors.js';
 import type { SettingsSource } from './runtime/settings-source.js';
 import { readStoredSettings, writeStoredSettings } from './store/settings-store.js';
 
@@ -67,7 +74,7 @@ export class SettingsService {
    */
   update(patch: unknown): SettingsAnswer {
     if (!isPlainObject(patch)) throw invalidRequest('the body must be a JSON object of settings');
-    const stored = readStoredSettings(this.dataDir);
+    const stored = storedNow(this.dataDir);
     const next = mergePatch(withDefaultProviders(stored, patch), this.keepSecrets(patch));
     const effective = checked(next, () => this.effective(next));
     checkScripts(effective, this.source.current());
@@ -241,5 +248,15 @@ function maskProxy(url: string): string {
     return redactProxy(url);
   } catch {
     return url.replace(/^([^@/]*\/\/)?([^:@/]*):[^@]*@/, '$1$2:***@');
+  }
+}
+
+/** config.json as it is now: one a person broke by hand while Benchtop ran is not overwritten. */
+function storedNow(dataDir: string): Values {
+  try {
+    return readStoredSettings(dataDir);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw unavailable(`the settings cannot be saved: ${error.message}`, error);
   }
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import Conf from 'conf';
+import type Conf from 'conf';
+import { openConfFile } from './conf-file.js';
 import { newId, now } from '../ids.js';
 import { PRIVATE_FILE } from './private-files.js';
 
@@ -37,11 +38,10 @@ export class KeyStore {
   private readonly watcher: FSWatcher | undefined;
 
   constructor(dataDir: string, options: { watch?: boolean } = {}) {
-    this.conf = new Conf<{ keys: KeyRecord[] }>({
+    this.conf = openConfFile<{ keys: KeyRecord[] }>({
       cwd: dataDir,
       configName: 'keys',
       defaults: { keys: [] },
-      clearInvalidConfig: false,
       configFileMode: PRIVATE_FILE,
     });
     this.reindex();

@@ -1,10 +1,10 @@
-import Conf from 'conf';
+import type Conf from 'conf';
+import { openConfFile } from './conf-file.js';
 
 function settingsFile(dataDir: string): Conf<Record<string, unknown>> {
-  return new Conf<Record<string, unknown>>({
+  return openConfFile<Record<string, unknown>>({
     cwd: dataDir,
     configName: 'config',
-    clearInvalidConfig: false,
     // Provider keys the window stores live here: readable by this user only.
     configFileMode: 0o600,
   });
