@@ -293,6 +293,30 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     }
   });
 
+  it('refuses a database or vault key that is not one, naming it, and leaves it as it was', () => {
+    const cases = [
+      {
+        name: 'benchtop.sqlite',
+        content: 'not a database, a note someone saved here\n',
+        says: 'is not a Benchtop database (file is not a database): restore it from a backup, or move it away to start with an empty one (what it held stays in the moved file)',
+      },
+      {
+        name: 'vault.key',
+        content: 'x\n',
+        says: 'is not a vault key (2 bytes, not 32): restore it from a backup, or delete it and set every secret again',
+      },
+    ];
+    for (const { name, content, says } of cases) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+      const file = join(dataDir, name);
+      writeFileSync(file, content);
+      const result = run(['serve', '--port', '0'], dataDir);
+      expect(result.status, name).toBe(2);
+      expect(result.stderr).toBe(`benchtop: ${file} ${says}\n`);
+      expect(readFileSync(file, 'utf8')).toBe(content);
+    }
+  });
+
   it('refuses a data dir it cannot make, in one line that says what to set', () => {
     // Under a file: no user, root included, can make a folder there.
     const file = join(mkdtempSync(join(tmpdir(), 'benchtop-cli-')), 'a-file');

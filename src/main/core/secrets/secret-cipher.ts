@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../config.js';
 import { PRIVATE_FILE } from '../store/private-files.js';
 
 /**
@@ -91,7 +92,7 @@ function readOrCreateKey(file: string): Buffer {
   }
   const key = readFileSync(file);
   if (key.length !== KEY_BYTES) {
-    throw new Error(
+    throw new ConfigError(
       `${file} is not a vault key (${key.length} bytes, not ${KEY_BYTES}): restore it from a backup, or delete it and set every secret again`,
     );
   }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ConfigError } from '../config.js';
 import { createPrivateFile, narrow, PRIVATE_DIR, PRIVATE_FILE } from './private-files.js';
 
 export type Db = Database.Database;
@@ -168,6 +169,9 @@ const MIGRATIONS = [
  * make an agent step (six commits) cost more than the screenshot and click it wraps (the speed
  * targets of the Responses API and agent tasks). docs/ROBUSTNESS.md states this guarantee.
  */
+/** SQLite's codes for a file that is not a database, or one whose pages are damaged. */
+const NOT_A_DATABASE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
 export function openDatabase(file: string): Db {
   mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
   // Readable by this user only (what organizations asked their models is in it). SQLite gives
@@ -177,7 +181,17 @@ export function openDatabase(file: string): Db {
   narrow(`${file}-wal`, PRIVATE_FILE);
   narrow(`${file}-shm`, PRIVATE_FILE);
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  try {
+    // The first read of the file: one that is not SQLite fails here.
+    db.pragma('journal_mode = WAL');
+  } catch (error) {
+    db.close();
+    if (!NOT_A_DATABASE.has((error as { code?: string }).code ?? '')) throw error;
+    throw new ConfigError(
+      `${file} is not a Benchtop database (${(error as Error).message}): restore it from a backup, or move it away to start with an empty one (what it held stays in the moved file)`,
+      { cause: error },
+    );
+  }
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   const version = db.pragma('user_version', { simple: true }) as number;
