@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchtopEnv, BIN, onBanner, serveProcess } from '../helpers/benchtop-process.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
@@ -315,6 +316,23 @@ describe('benchtop serve', PROCESS_TESTS, () => {
       expect(result.stderr).toBe(`benchtop: ${file} ${says}\n`);
       expect(readFileSync(file, 'utf8')).toBe(content);
     }
+  });
+
+  it('refuses a database a newer Benchtop wrote, and writes nothing to it', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    const file = join(dataDir, 'benchtop.sqlite');
+    const newer = new Database(file);
+    newer.pragma('user_version = 999');
+    newer.close();
+    const before = readFileSync(file);
+    const result = run(['serve', '--port', '0'], dataDir);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^benchtop: ${file} was written by a newer Benchtop \\(schema 999; this one knows up to \\d+\\): run that version, or this one on another data dir \\(BENCHTOP_DATA_DIR\\)\\n$`,
+      ),
+    );
+    expect(readFileSync(file).equals(before)).toBe(true);
   });
 
   it('refuses a data dir it cannot make, in one line that says what to set', () => {

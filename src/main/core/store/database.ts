@@ -181,9 +181,10 @@ export function openDatabase(file: string): Db {
   narrow(`${file}-wal`, PRIVATE_FILE);
   narrow(`${file}-shm`, PRIVATE_FILE);
   const db = new Database(file);
+  let version: number;
   try {
     // The first read of the file: one that is not SQLite fails here.
-    db.pragma('journal_mode = WAL');
+    version = db.pragma('user_version', { simple: true }) as number;
   } catch (error) {
     db.close();
     if (!NOT_A_DATABASE.has((error as { code?: string }).code ?? '')) throw error;
@@ -192,9 +193,16 @@ export function openDatabase(file: string): Db {
       { cause: error },
     );
   }
+  if (version > MIGRATIONS.length) {
+    db.close();
+    // Its tables may hold what this version does not know how to keep: nothing is written.
+    throw new ConfigError(
+      `${file} was written by a newer Benchtop (schema ${version}; this one knows up to ${MIGRATIONS.length}): run that version, or this one on another data dir (BENCHTOP_DATA_DIR)`,
+    );
+  }
+  db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  const version = db.pragma('user_version', { simple: true }) as number;
   for (let step = version; step < MIGRATIONS.length; step++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[step]!);
