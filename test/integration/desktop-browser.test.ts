@@ -323,3 +323,27 @@ describe('the browser of a desktop computer', () => {
     expect(await processesOnDisplay(display, { startedBefore: deleting })).toEqual([]);
   });
 });
+
+describe('a desktop where browser.executable_path names no Chromium', () => {
+  it('starts, and opening its browser says Chromium is not found', async () => {
+    const executable = '/opt/no-chromium-here/chrome';
+    const own = await startTestServer({ browser: { warm_pool: 0, executable_path: executable } });
+    try {
+      const created = await own.request('POST', '/computers', { kind: 'desktop' });
+      expect(created.status, created.text).toBe(200);
+      const opened = await own.request('POST', `/computers/${created.body.id}/navigate`, {
+        url: productUrl('a'),
+      });
+      expect(opened.body.status, opened.text).toBe('error');
+      expect(opened.body.error_message).toBe(
+        `Chromium not found at ${executable}: install Chromium (Debian/Ubuntu: apt-get install chromium) or set browser.executable_path`,
+      );
+      const ran = await own.request('POST', `/computers/${created.body.id}/exec/sync`, {
+        command: 'echo still here',
+      });
+      expect(ran.body).toMatchObject({ exit_code: 0, stdout: 'still here\n' });
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -44,11 +44,15 @@ async function scan(): Promise<string[]> {
   return args;
 }
 
-/** Read-only binds for a program outside /usr (a browser in /opt or a downloaded Chromium). */
+/**
+ * Read-only binds for a program outside /usr (a browser in /opt or a downloaded Chromium). A
+ * folder that is not there (browser.executable_path set wrong) is left out: the desktop starts,
+ * and opening its browser says that Chromium is not found.
+ */
 export function programBinds(executable: string | undefined): string[] {
   if (!executable || executable.startsWith('/usr/')) return [];
   const folder = dirname(executable);
-  return ['--ro-bind', folder, folder];
+  return ['--ro-bind-try', folder, folder];
 }
 
 /** Entries other users may not read: files end as is, folders with a trailing slash. */

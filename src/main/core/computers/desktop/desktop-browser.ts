@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -179,6 +180,10 @@ export class DesktopBrowser {
     if (this.closed) throw new ActionFailure('the desktop is ending');
     if (!executablePath) {
       throw new ActionFailure(`no Chromium found to open pages on this desktop: ${INSTALL_HINT}`);
+    }
+    if (!existsSync(executablePath)) {
+      // As browser computers say it; launched, it would fail with Playwright's "closed" instead.
+      throw new ActionFailure(`Chromium not found at ${executablePath}: ${INSTALL_HINT}`);
     }
     // Only this computer's browser uses the profile; a lock left by one that was killed (or
     // restored from a saved environment) would make Chromium hand over to a process long gone.
