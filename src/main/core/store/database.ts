@@ -160,6 +160,9 @@ const MIGRATIONS = [
    CREATE INDEX attention_dismissed_at ON attention_dismissed (at);`,
 ];
 
+/** SQLite's codes for a file that is not a database, or one whose pages are damaged. */
+const NOT_A_DATABASE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
 /**
  * The embedded database for responses and tasks: one file in the data dir, WAL journal, foreign
  * writers refused by SQLite's own locking. synchronous=NORMAL: a commit survives the process
@@ -169,9 +172,6 @@ const MIGRATIONS = [
  * make an agent step (six commits) cost more than the screenshot and click it wraps (the speed
  * targets of the Responses API and agent tasks). docs/ROBUSTNESS.md states this guarantee.
  */
-/** SQLite's codes for a file that is not a database, or one whose pages are damaged. */
-const NOT_A_DATABASE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
-
 export function openDatabase(file: string): Db {
   mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
   // Readable by this user only (what organizations asked their models is in it). SQLite gives
