@@ -121,9 +121,11 @@ export async function serveMcp(paths: AppPaths): Promise<void> {
     return bridge(url, key);
   }
   const benchtop = await startBenchtop({ paths, env, log }).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    // The listen's own error, under the server's ConfigError about it.
+    const cause = (error as Error).cause as NodeJS.ErrnoException | undefined;
+    if (cause?.code !== 'EADDRINUSE') throw error;
     throw new ConfigError(
-      `no Benchtop runs on this data dir, and its address is taken by another program (${(error as Error).message}); set BENCHTOP_PORT to a free port (0: any) in the MCP client's env, or BENCHTOP_DATA_DIR to the data dir of the Benchtop that runs there`,
+      `no Benchtop runs on this data dir, and its address is taken by another program (${cause.message}); set BENCHTOP_PORT to a free port (0: any) in the MCP client's env, or BENCHTOP_DATA_DIR to the data dir of the Benchtop that runs there`,
     );
   });
   const principal = key ? benchtop.core.keys.verify(key) : { org: 'local' };

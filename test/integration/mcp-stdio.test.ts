@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -75,6 +75,30 @@ describe('benchtop mcp (stdio)', () => {
     for (const child of browsers) expect(isAlive(child), commandOf(child)).toBe(false);
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it('says what to set when no Benchtop runs on the data dir and another program holds its port', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as AddressInfo).port);
+      const mcp = spawn(process.execPath, [BIN, 'mcp'], {
+        env: benchtopEnv({
+          BENCHTOP_DATA_DIR: mkdtempSync(join(tmpdir(), 'benchtop-mcp-taken-')),
+          BENCHTOP_PORT: port,
+        }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      running.push(mcp);
+      let said = '';
+      mcp.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+      expect(await new Promise((resolve) => mcp.once('exit', resolve))).toBe(2);
+      expect(said).toContain(
+        `benchtop: no Benchtop runs on this data dir, and its address is taken by another program (listen EADDRINUSE: address already in use 127.0.0.1:${port}); set BENCHTOP_PORT to a free port`,
+      );
+    } finally {
+      taken.close();
+    }
+  });
 
   it('relays to the Benchtop already running on the data dir, with a key; without one, or a wrong one, it says how', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-mcp-bridge-'));
