@@ -120,24 +120,22 @@ export async function serveMcp(paths: AppPaths): Promise<void> {
     }
     return bridge(url, key);
   }
-  const benchtop = await startBenchtop({ paths, env, log }).catch((error: unknown) => {
-    // The listen's own error, under the server's ConfigError about it.
-    const cause = (error as Error).cause as NodeJS.ErrnoException | undefined;
-    if (cause?.code !== 'EADDRINUSE') throw error;
-    throw new ConfigError(
-      `no Benchtop runs on this data dir, and its address is taken by another program (${cause.message}); set BENCHTOP_PORT to a free port (0: any) in the MCP client's env, or BENCHTOP_DATA_DIR to the data dir of the Benchtop that runs there`,
-    );
-  });
+  const benchtop = await startBenchtop({ paths, env, log, makeFirstKey: false }).catch(
+    (error: unknown) => {
+      // The listen's own error, under the server's ConfigError about it.
+      const cause = (error as Error).cause as NodeJS.ErrnoException | undefined;
+      if (cause?.code !== 'EADDRINUSE') throw error;
+      throw new ConfigError(
+        `no Benchtop runs on this data dir, and its address is taken by another program (${cause.message}); set BENCHTOP_PORT to a free port (0: any) in the MCP client's env, or BENCHTOP_DATA_DIR to the data dir of the Benchtop that runs there`,
+      );
+    },
+  );
   const principal = key ? benchtop.core.keys.verify(key) : { org: 'local' };
   if (!principal) {
     await benchtop.close();
     throw new ConfigError(
       'the API key in TZAFON_API_KEY or BENCHTOP_API_KEY is unknown or revoked; create one with `benchtop keys create`, or give none to act as the machine owner',
     );
-  }
-  if (benchtop.firstKey) {
-    // Not shown here: an MCP client may keep this output in its logs.
-    log('created the first API key of this data dir; `benchtop keys create` makes one to use');
   }
   const transport = new StdioServerTransport();
   await createMcpServer(benchtop.core, principal.org).connect(transport);

@@ -34,6 +34,12 @@ export type StartOptions = {
   log?: (message: string) => void;
   /** The desktop app's OS keychain (Electron's safeStorage); headless, a key file is used. */
   safeStorage?: SafeStorage;
+  /**
+   * Creates organization local's first key when none is stored, for the caller to show once
+   * (default true). False for a host that cannot show it (MCP over stdio: its client keeps the
+   * output in logs): the next start that can show one makes it.
+   */
+  makeFirstKey?: boolean;
 };
 
 export type Benchtop = {
@@ -95,7 +101,9 @@ export async function startBenchtop(options: StartOptions): Promise<Benchtop> {
   // Made once the server listens: a start that fails before (its port taken) would store a key
   // nobody was shown, and the next start, finding a stored key, would print none.
   const firstKey =
-    !env.BENCHTOP_API_KEY && !core.keys.hasStoredKeys() ? core.keys.create('local').key : undefined;
+    options.makeFirstKey !== false && !env.BENCHTOP_API_KEY && !core.keys.hasStoredKeys()
+      ? core.keys.create('local').key
+      : undefined;
   return {
     core,
     server,

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { benchtopEnv, BIN, onBanner } from '../helpers/benchtop-process.js';
+import { benchtopEnv, BIN, onBanner, serveProcess } from '../helpers/benchtop-process.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { eventually } from '../helpers/test-server.js';
 
@@ -74,6 +74,13 @@ describe('benchtop mcp (stdio)', () => {
     expect(stderr.join('')).toMatch(/stdin closed: closing/);
     for (const child of browsers) expect(isAlive(child), commandOf(child)).toBe(false);
     expect(errors).toEqual([]);
+
+    // It stored no key it could not show: the first `benchtop serve` on the data dir shows one.
+    const served = await serveProcess(dataDir);
+    running.push(served.child);
+    expect(served.firstKey).toMatch(/^sk_/);
+    served.child.kill('SIGTERM');
+    expect(await served.exited()).toBe(0);
   }, 60_000);
 
   it('says what to set when no Benchtop runs on the data dir and another program holds its port', async () => {
