@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +33,12 @@ function serve(
   });
 }
 
+/** Runs `benchtop` to its end; one still running after 30 s (a serve that started) is killed. */
 function run(args: string[], dataDir: string, env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [BIN, ...args], {
     env: benchtopEnv({ BENCHTOP_DATA_DIR: dataDir, ...env }),
     encoding: 'utf8',
+    timeout: 30_000,
   });
 }
 
@@ -258,6 +260,26 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     expect(key, output.join('\n')).toMatch(/^sk_/);
     const listed = await fetch(`${url}/computers`, { headers: { authorization: `Bearer ${key}` } });
     expect(listed.status).toBe(200);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('refuses a second Benchtop on the data dir one runs on, which goes on whole', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    // A spare desktop: its folder in the data dir is what a second run would have taken.
+    const { child, url } = await serve(dataDir, { BENCHTOP_DESKTOP_WARM_POOL: '1' });
+    const spares = join(dataDir, 'computers', 'spare-desktops');
+    await eventually(() => existsSync(spares) && readdirSync(spares).length > 0, 30_000);
+    const before = readdirSync(spares);
+
+    const second = run(['serve', '--port', '0'], dataDir);
+    expect(second.status).toBe(2);
+    expect(second.stderr).toBe(
+      `benchtop: another Benchtop (process ${child.pid}) runs on the data dir ${dataDir}: use that one, stop it first, or give this one another data dir with BENCHTOP_DATA_DIR\n`,
+    );
+    expect(readdirSync(spares)).toEqual(before);
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
   });

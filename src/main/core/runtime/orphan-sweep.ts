@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError } from '../config.js';
 import { groupAlive, keepRecordsIn, killGroup } from './process-supervisor.js';
 import { markAlive, OWN_MARK, startTimeOf } from './process-table.js';
 
@@ -23,15 +24,23 @@ export type Run = {
  * its children behind: Xvfb and the window managers and terminals of its desktops, its shell
  * commands, its sandboxes. Those are ended first: every recorded process that still runs (the
  * start time tells a reused pid apart) with its process group, and the groups that outlived
- * their leader (a command's background process). A run whose process still lives is left alone.
- * What ran inside a sandbox ends with it. Linux only: elsewhere start times are unknown, and a
- * record matches nothing.
+ * their leader (a command's background process). What ran inside a sandbox ends with it. A run
+ * whose process still lives makes this start fail: one Benchtop per data dir. Linux only:
+ * elsewhere start times are unknown, and a record matches nothing.
  */
 export async function beginRun(dataDir: string): Promise<Run> {
   const runs = join(dataDir, RUNS);
   mkdirSync(runs, { recursive: true, mode: 0o700 });
+  const owners = readdirSync(runs);
+  // Two processes on one data dir would take each other's folders (a spare desktop's, say).
+  const running = owners.find((owner) => owner !== OWN_MARK && markAlive(owner));
+  if (running) {
+    throw new ConfigError(
+      `another Benchtop (process ${running.split('.')[0]}) runs on the data dir ${dataDir}: use that one, stop it first, or give this one another data dir with BENCHTOP_DATA_DIR`,
+    );
+  }
   const killed: string[] = [];
-  for (const owner of readdirSync(runs)) {
+  for (const owner of owners) {
     if (owner === OWN_MARK || markAlive(owner)) continue;
     const folder = join(runs, owner);
     for (const record of readdirSync(folder)) killed.push(...endRecorded(record));
