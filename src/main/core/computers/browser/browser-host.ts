@@ -1,13 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
@@ -21,7 +13,7 @@ import {
 } from 'playwright-core';
 import { unavailable } from '../../errors.js';
 import { PRIVATE_DIR } from '../../store/private-files.js';
-import { findChromium, INSTALL_HINT } from './find-chromium.js';
+import { findChromium, INSTALL_HINT, requireChromium } from './find-chromium.js';
 import { openNetworkSession } from './page-network.js';
 
 export type BrowserSettings = {
@@ -339,14 +331,10 @@ export class BrowserHost implements ContextSource {
     const executablePath = findChromium(this.settings.executable_path, process.env, {
       headless: this.settings.headless,
     });
-    if (!executablePath || !existsSync(executablePath)) {
+    requireChromium(executablePath, (message) => {
       this.browser = undefined;
-      throw unavailable(
-        executablePath
-          ? `Chromium not found at ${executablePath}: ${INSTALL_HINT}`
-          : `No Chromium found: ${INSTALL_HINT}`,
-      );
-    }
+      return unavailable(message);
+    });
     const decision = detectChromiumSandbox(executablePath);
     try {
       let browser: Browser;

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,7 +11,7 @@ import {
   type ComputerContextOptions,
   type FreshContext,
 } from './browser-host.js';
-import { findChromium, INSTALL_HINT } from './find-chromium.js';
+import { findChromium, INSTALL_HINT, requireChromium } from './find-chromium.js';
 
 type StorageState = Exclude<BrowserContextOptions['storageState'], string | undefined>;
 
@@ -41,13 +40,7 @@ export async function launchCdpBrowser(
   const executablePath = findChromium(host.settings.executable_path, process.env, {
     headless: host.settings.headless,
   });
-  if (!executablePath || !existsSync(executablePath)) {
-    throw unavailable(
-      executablePath
-        ? `Chromium not found at ${executablePath}: ${INSTALL_HINT}`
-        : `No Chromium found: ${INSTALL_HINT}`,
-    );
-  }
+  requireChromium(executablePath, unavailable);
   await mkdir(userDataDir, { recursive: true, mode: 0o700 });
   const launch = (sandbox: boolean) =>
     chromium.launchPersistentContext(userDataDir, {

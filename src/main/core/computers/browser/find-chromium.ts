@@ -71,3 +71,17 @@ export const INSTALL_HINT =
   process.platform === 'linux'
     ? 'install Chromium (Debian/Ubuntu: apt-get install chromium) or set browser.executable_path'
     : 'install Google Chrome or Chromium, or set browser.executable_path';
+
+/**
+ * Throws `fail(message)` when no Chromium can start from `executablePath`: none was found, or
+ * none is there.
+ */
+export function requireChromium(
+  executablePath: string | undefined,
+  fail: (message: string) => Error,
+): asserts executablePath is string {
+  if (!executablePath) throw fail(`No Chromium found: ${INSTALL_HINT}`);
+  if (!existsSync(executablePath)) {
+    throw fail(`Chromium not found at ${executablePath}: ${INSTALL_HINT}`);
+  }
+}

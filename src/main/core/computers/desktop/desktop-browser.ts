@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,7 +13,7 @@ import {
   readHtml,
   type TabActivity,
 } from '../browser/browser-tabs.js';
-import { INSTALL_HINT } from '../browser/find-chromium.js';
+import { INSTALL_HINT, requireChromium } from '../browser/find-chromium.js';
 import { sandboxEnv, type ComputerSandbox } from '../../sandbox/computer-sandbox.js';
 
 /** The actions a desktop hands to its browser. */
@@ -181,10 +180,8 @@ export class DesktopBrowser {
     if (!executablePath) {
       throw new ActionFailure(`no Chromium found to open pages on this desktop: ${INSTALL_HINT}`);
     }
-    if (!existsSync(executablePath)) {
-      // As browser computers say it; launched, it would fail with Playwright's "closed" instead.
-      throw new ActionFailure(`Chromium not found at ${executablePath}: ${INSTALL_HINT}`);
-    }
+    // As browser computers say it; launched, it would fail with Playwright's "closed" instead.
+    requireChromium(executablePath, (message) => new ActionFailure(message));
     // Only this computer's browser uses the profile; a lock left by one that was killed (or
     // restored from a saved environment) would make Chromium hand over to a process long gone.
     await Promise.all(PROFILE_LOCKS.map((name) => rm(join(userDataDir, name), { force: true })));
