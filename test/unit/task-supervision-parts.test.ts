@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { healedReplayEvents } from '../helpers/task-events.js';
 import type { ApprovalTarget } from '../../src/shared/approvals.js';
+import type { TaskEvent } from '../../src/shared/tasks.js';
 import { describePersonAction, PersonLog } from '../../src/main/core/agent/person-log.js';
 import { actionKey, StallDetector } from '../../src/main/core/agent/stall-detector.js';
 import {
@@ -175,45 +176,51 @@ describe("a person's actions as the model is told them", () => {
 });
 
 describe('the bundle timeline', () => {
-  it('reads approvals, handoffs, stalls and budgets as lines', async () => {
+  const base = { task_id: 'task_1', step: 1, timestamp: '2026-11-22T10:00:00.000Z' };
+  /** An action held for a person by a policy, paused for, then decided. */
+  const held = (
+    action: Extract<TaskEvent, { type: 'approval_required' }>['action'],
+    policy: { policy_id: string; reason: string; url: string },
+    decision: { status: 'approved' | 'denied'; note: string },
+  ): TaskEvent[] => [
+    {
+      ...base,
+      type: 'approval_required',
+      computer_id: 'comp_1',
+      approval_id: 'appr_1',
+      action,
+      ...policy,
+      target: null,
+      screenshot_url: null,
+    },
+    { ...base, type: 'paused', reason: 'approval' },
+    { ...base, type: 'approval_decided', approval_id: 'appr_1', ...decision, status_reason: null },
+  ];
+  /** The lines of the one step the events make. */
+  const stepLines = async (events: TaskEvent[]) => {
     const { buildTimeline } = await import('../../src/main/core/recordings/bundle/timeline.js');
-    const base = { task_id: 'task_1', step: 1, timestamp: '2026-11-22T10:00:00.000Z' };
-    const entries = buildTimeline({
-      events: [
-        { ...base, type: 'screenshot', screenshot_url: '/s/1.png' },
-        {
-          ...base,
-          type: 'approval_required',
-          computer_id: 'comp_1',
-          approval_id: 'appr_1',
-          task_id: 'task_1',
-          action: { type: 'type', text: 'hi' },
-          policy_id: 'ask-typing',
-          reason: 'typing needs a person',
-          url: 'https://a.example/',
-          target: null,
-          screenshot_url: null,
-        },
-        { ...base, type: 'paused', reason: 'approval' },
-        {
-          ...base,
-          type: 'approval_decided',
-          approval_id: 'appr_1',
-          status: 'denied',
-          note: 'not now',
-          status_reason: null,
-        },
-        { ...base, type: 'handoff_requested', reason: 'Sign in' },
-        { ...base, type: 'stalled', reason: 'no_change', detail: 'nothing changed' },
-        { ...base, type: 'budget_reached', budget: 'max_tokens', limit: 10, used: 12 },
-      ],
+    const [step] = buildTimeline({
+      events: [{ ...base, type: 'screenshot', screenshot_url: '/s/1.png' }, ...events],
       personInputs: [],
       shots: new Map(),
       model: new Map(),
       videoStartedAt: undefined,
     });
-    const step = entries[0]!;
-    expect(step.kind === 'step' && step.lines.map((line) => [line.label, line.text])).toEqual([
+    return step!.kind === 'step' ? step!.lines : [];
+  };
+
+  it('reads approvals, handoffs, stalls and budgets as lines', async () => {
+    const lines = await stepLines([
+      ...held(
+        { type: 'type', text: 'hi' },
+        { policy_id: 'ask-typing', reason: 'typing needs a person', url: 'https://a.example/' },
+        { status: 'denied', note: 'not now' },
+      ),
+      { ...base, type: 'handoff_requested', reason: 'Sign in' },
+      { ...base, type: 'stalled', reason: 'no_change', detail: 'nothing changed' },
+      { ...base, type: 'budget_reached', budget: 'max_tokens', limit: 10, used: 12 },
+    ]);
+    expect(lines.map((line) => [line.label, line.text])).toEqual([
       [
         'asks approval',
         'to type “hi” on https://a.example/: typing needs a person (policy ask-typing)',
@@ -227,44 +234,16 @@ describe('the bundle timeline', () => {
   });
 
   it('marks an action held for a person with its result, not a separate line after the decision', async () => {
-    const { buildTimeline } = await import('../../src/main/core/recordings/bundle/timeline.js');
-    const base = { task_id: 'task_1', step: 1, timestamp: '2026-11-22T10:00:00.000Z' };
-    const entries = buildTimeline({
-      events: [
-        { ...base, type: 'screenshot', screenshot_url: '/s/1.png' },
-        { ...base, type: 'action', action: { type: 'click', x: 28, y: 91, button: 'left' } },
-        {
-          ...base,
-          type: 'approval_required',
-          computer_id: 'comp_1',
-          approval_id: 'appr_1',
-          task_id: 'task_1',
-          action: { type: 'click', at: { x: 28, y: 91 }, button: 'left', count: 1 },
-          policy_id: 'pay',
-          reason: 'paying needs a person',
-          url: 'https://shop.example/',
-          target: null,
-          screenshot_url: null,
-        },
-        { ...base, type: 'paused', reason: 'approval' },
-        {
-          ...base,
-          type: 'approval_decided',
-          approval_id: 'appr_1',
-          status: 'approved',
-          note: 'ok',
-          status_reason: null,
-        },
-        { ...base, type: 'resumed' },
-        { ...base, type: 'action_result', status: 'success', error_message: null },
-      ],
-      personInputs: [],
-      shots: new Map(),
-      model: new Map(),
-      videoStartedAt: undefined,
-    });
-    const step = entries[0]!;
-    const lines = step.kind === 'step' ? step.lines : [];
+    const lines = await stepLines([
+      { ...base, type: 'action', action: { type: 'click', x: 28, y: 91, button: 'left' } },
+      ...held(
+        { type: 'click', at: { x: 28, y: 91 }, button: 'left', count: 1 },
+        { policy_id: 'pay', reason: 'paying needs a person', url: 'https://shop.example/' },
+        { status: 'approved', note: 'ok' },
+      ),
+      { ...base, type: 'resumed' },
+      { ...base, type: 'action_result', status: 'success', error_message: null },
+    ]);
     expect(lines.map((line) => line.label)).toEqual([
       'does',
       'asks approval',
