@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
 import type { ActionResult } from '../../src/shared/actions.js';
 import type { Computer, ComputerStatus } from '../../src/shared/computers.js';
 import { ROUTES } from '../helpers/routes.js';
@@ -562,6 +566,29 @@ describe('limits', () => {
     ]);
     const running = (await limited.request<Computer[]>('GET', '/computers')).body;
     expect(running, 'computers running after the race').toHaveLength(1);
+  });
+});
+
+describe('Chromium installed while Benchtop runs', () => {
+  it('a create that finds none says how to install it; the next create uses the one installed', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'benchtop-chromium-'));
+    const executable = join(folder, 'chromium');
+    const own = await startTestServer({ browser: { warm_pool: 0, executable_path: executable } });
+    try {
+      const refused = await own.request('POST', '/computers', {});
+      expectErrorBody(refused, 503, 'unavailable');
+      expect((refused.body as { message: string }).message).toBe(
+        `Chromium not found at ${executable}: install Chromium (Debian/Ubuntu: apt-get install chromium) or set browser.executable_path`,
+      );
+
+      symlinkSync(findChromium(null, {}, { headless: true })!, executable);
+      const computer = await create({}, own);
+      const shot = await own.request<ActionResult>('POST', `/computers/${computer.id}/screenshot`);
+      expect(shot.body.status, shot.text).toBe('success');
+    } finally {
+      await own.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -322,7 +322,12 @@ export class BrowserHost implements ContextSource {
     if (this.closed) return Promise.reject(unavailable('Benchtop is shutting down'));
     if (!this.browser) {
       this.starting = true;
-      this.browser = this.start().finally(() => (this.starting = false));
+      const starting = this.start().finally(() => (this.starting = false));
+      // A failed start is not kept: the next computer tries again (Chromium installed since).
+      starting.catch(() => {
+        if (this.browser === starting) this.browser = undefined;
+      });
+      this.browser = starting;
     }
     return this.browser;
   }
@@ -331,10 +336,7 @@ export class BrowserHost implements ContextSource {
     const executablePath = findChromium(this.settings.executable_path, process.env, {
       headless: this.settings.headless,
     });
-    requireChromium(executablePath, (message) => {
-      this.browser = undefined;
-      return unavailable(message);
-    });
+    requireChromium(executablePath, unavailable);
     const decision = detectChromiumSandbox(executablePath);
     try {
       let browser: Browser;
@@ -359,7 +361,6 @@ export class BrowserHost implements ContextSource {
       });
       return browser;
     } catch (error) {
-      this.browser = undefined;
       throw unavailable(
         `Chromium at ${executablePath} could not start (${firstLine(error)}); ${INSTALL_HINT}`,
       );
