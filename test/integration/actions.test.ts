@@ -228,10 +228,15 @@ describe('page', () => {
   });
 
   it('reports a failed navigation as an action error, not an HTTP error', async () => {
-    const response = await act('navigate', { url: `http://127.0.0.1:${await closedPort()}/` });
+    const closed = `http://127.0.0.1:${await closedPort()}/`;
+    const response = await act('navigate', { url: closed });
     expect(response.status).toBe(200);
     expect(response.body.status).toBe('error');
-    expect(response.body.error_message).toContain('ERR_CONNECTION_REFUSED');
+    expect(response.body.error_message).toBe(`net::ERR_CONNECTION_REFUSED at ${closed}`);
+    // The tab is usable at once: the next navigation is not cut short by the error page.
+    const next = await act('navigate', { url: `${fixtures.url}/tab.html` });
+    expect(next.body.status, next.text).toBe('success');
+    expect(next.body.result).toEqual({ url: `${fixtures.url}/tab.html`, title: 'Second tab' });
   });
 
   it('includes page_context when asked', async () => {

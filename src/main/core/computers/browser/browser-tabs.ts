@@ -9,6 +9,10 @@ import type { PageGlobals } from './page-globals.js';
 
 const HIDDEN_SCHEMES = /^(chrome|devtools|chrome-extension):/;
 export const NAVIGATION_TIMEOUT_MS = 30_000;
+/** A load that failed on the network; one the browser aborted itself (a download) shows none. */
+const SHOWS_ERROR_PAGE = /net::ERR_(?!ABORTED)/;
+/** How long a failed load's error page may take to show (a few ms on a quiet machine). */
+const ERROR_PAGE_WAIT_MS = 2000;
 
 /** One tab as the tabs endpoint lists it. */
 export type TabListing = {
@@ -265,7 +269,20 @@ export async function loadNewTab(
 }
 
 function goto(page: Page, url: string, signal: AbortSignal | undefined): Promise<unknown> {
-  const loading = page.goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS });
+  const loading = page
+    .goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
+    .catch(async (error: unknown) => {
+      // Chromium commits its error page ("This site can't be reached") a few ms after the load
+      // failed. Waited for here: that commit would otherwise interrupt the tab's next navigation
+      // ("interrupted by another navigation to chrome-error://chromewebdata/").
+      if (SHOWS_ERROR_PAGE.test(firstLine(error))) {
+        await page
+          .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: ERROR_PAGE_WAIT_MS })
+          .catch(() => {});
+      }
+      // Playwright's method name means nothing to whoever asked for the navigation.
+      throw new Error(firstLine(error).replace(/^page\.goto: /, ''), { cause: error });
+    });
   return abortable(loading, signal, 'the navigation', () => {
     page.evaluate(() => (globalThis as unknown as PageGlobals).stop()).catch(() => {});
   });
