@@ -316,6 +316,28 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     }
   });
 
+  it('refuses a config.json or keys.json that holds JSON but not an object, saying what it holds', () => {
+    const held = {
+      '"port 4422"': 'a string',
+      '[4422]': 'an array',
+      null: 'null',
+      '4422': 'a number',
+    };
+    for (const name of ['config.json', 'keys.json']) {
+      for (const [content, what] of Object.entries(held)) {
+        const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+        const file = join(dataDir, name);
+        writeFileSync(file, content);
+        const result = run(['serve', '--port', '0'], dataDir);
+        expect(result.status, `${name}: ${content}`).toBe(2);
+        expect(result.stderr).toBe(
+          `benchtop: ${file} holds ${what}, not a JSON object; fix it, or move it away to start without what it holds\n`,
+        );
+        expect(readFileSync(file, 'utf8')).toBe(content);
+      }
+    }
+  });
+
   it('refuses a database or vault key that is not one, naming it, and leaves it as it was', () => {
     const cases = [
       {
