@@ -15,8 +15,22 @@ export type IdPrefix =
   | 'apr'
   | 'use';
 
+const ID_BYTES = 12;
+/**
+ * Random bytes drawn 256 ids at a time, as crypto.randomUUID keeps its own: one call into the
+ * system's generator cost ~30 µs, and every request takes an id (its request id) or more.
+ */
+const POOL_BYTES = ID_BYTES * 256;
+let pool = Buffer.alloc(0);
+let used = 0;
+
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${randomBytes(12).toString('base64url')}`;
+  if (used + ID_BYTES > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    used = 0;
+  }
+  const bytes = pool.subarray(used, (used += ID_BYTES));
+  return `${prefix}_${bytes.toString('base64url')}`;
 }
 
 export function now(): string {

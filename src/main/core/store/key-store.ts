@@ -20,6 +20,7 @@ export type KeyInfo = Omit<KeyRecord, 'hash'>;
 export type Principal = { org: string; keyId: string };
 
 const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{16,200}$/;
+const KNOWN_HASHES = 64;
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
@@ -36,6 +37,8 @@ export class KeyStore {
   /** Keys trusted from the environment: valid while this process runs, never written. */
   private readonly extra = new Map<string, KeyRecord>();
   private readonly watcher: FSWatcher | undefined;
+  /** The hashes of keys presented lately: every request shows its key, sha256 is ~30 µs. */
+  private readonly knownHashes = new Map<string, string>();
 
   constructor(dataDir: string, options: { watch?: boolean } = {}) {
     this.conf = openConfFile<{ keys: KeyRecord[] }>({
@@ -133,7 +136,17 @@ export class KeyStore {
 
   verify(key: string): Principal | undefined {
     if (!KEY_PATTERN.test(key)) return undefined;
-    const record = this.byHash.get(hashKey(key));
+    let hash = this.knownHashes.get(key);
+    if (hash === undefined) {
+      hash = hashKey(key);
+      // Only keys that name a record: a flood of made-up ones cannot fill the map.
+      if (this.byHash.has(hash)) {
+        if (this.knownHashes.size >= KNOWN_HASHES) this.knownHashes.clear();
+        this.knownHashes.set(key, hash);
+      }
+    }
+    // Looked up each time: a key revoked since is refused at once.
+    const record = this.byHash.get(hash);
     if (!record || record.revoked_at) return undefined;
     return { org: record.org, keyId: record.id };
   }
