@@ -227,6 +227,13 @@ describe('page', () => {
     expect(response.body.page_context.tab_id).toBe(response.body.executed_tab_id);
   });
 
+  it('opens an address typed without a scheme on this machine over http', async () => {
+    const typed = `${fixtures.url.replace(/^http:\/\//, '')}/tab.html`;
+    const response = await act('navigate', { url: typed });
+    expect(response.body.status, response.text).toBe('success');
+    expect(response.body.result).toEqual({ url: `${fixtures.url}/tab.html`, title: 'Second tab' });
+  });
+
   it('reports a failed navigation as an action error, not an HTTP error', async () => {
     const closed = `http://127.0.0.1:${await closedPort()}/`;
     const response = await act('navigate', { url: closed });

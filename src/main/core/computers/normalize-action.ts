@@ -116,13 +116,30 @@ function singleKey(wire: { key?: string; keys?: string[] }): string {
 
 const NAVIGABLE = new Set(['http:', 'https:', 'about:', 'data:']);
 
-/** Accepts "example.com" as https://example.com, as people and models write it. */
+/**
+ * "localhost:3000" or "example.com:8443/x": a host and port, not a scheme named localhost.
+ * A name without a dot before the port stays a scheme ("javascript:1" is refused as one).
+ */
+const HOST_AND_PORT = /^(?:localhost|[^\s/:]*\.[^\s/:]*):\d+(?:[/?#]|$)/i;
+/** Hosts a browser opens over http when none is typed: this machine and the local network. */
+const LOCAL_HOST = /^(?:localhost|[^.]+|.+\.localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
+
+/**
+ * Accepts an address without a scheme, as people and models write it: "example.com" is
+ * https://example.com; "localhost:3000", "127.0.0.1:8765/x", an intranet name without a dot or
+ * an IP address is opened over http, as a browser's address bar does (they rarely serve https).
+ */
+function withScheme(text: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(text) && !HOST_AND_PORT.test(text)) return text;
+  const host = text.match(/^(\[[^\]]*\]|[^/:?#]*)/)![1]!;
+  return `${LOCAL_HOST.test(host) ? 'http' : 'https'}://${text}`;
+}
+
 function normalizeUrl(raw: string, param: string): string {
   const text = raw.trim();
-  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`;
   let url: URL;
   try {
-    url = new URL(withScheme);
+    url = new URL(withScheme(text));
   } catch {
     throw invalidRequest(`"${raw}" is not a valid URL`, param);
   }
