@@ -283,6 +283,23 @@ describe('sessions and the live view', () => {
     expect(await address.inputValue()).toBe(`${fixtures.url}/actions.html`);
   });
 
+  it('keeps an address that did not load, for the person to mend, and says why', async () => {
+    const page = await open(`#/computers/${computerId}`);
+    const address = page.getByLabel('Address');
+    await address.waitFor();
+    // Typed as people type it (no scheme); a port browsers refuse, so it fails at once.
+    await address.fill('127.0.0.1:1/typo');
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.getByText('net::ERR_UNSAFE_PORT at http://127.0.0.1:1/typo').waitFor();
+    await page.getByRole('button', { name: 'Switch to tab Page not loaded' }).waitFor();
+    expect(await address.inputValue()).toBe('127.0.0.1:1/typo');
+    // Mended, it goes.
+    await address.fill(`${fixtures.url}/colors.html`);
+    await page.getByRole('button', { name: 'Go' }).click();
+    await page.getByRole('button', { name: 'Switch to tab Colors' }).waitFor();
+    await eventually(async () => (await address.inputValue()) === `${fixtures.url}/colors.html`);
+  });
+
   it('selects the whole address at the click that brings a person in, as a browser does', async () => {
     await server.request('POST', `/computers/${computerId}/navigate`, {
       url: `${fixtures.url}/colors.html`,

@@ -43,18 +43,18 @@ export function TabStrip({ computerId, beforeAction }: Props) {
           <div key={tab.tab_id} className={`tab${tab.is_main ? ' tab-main' : ''}`}>
             <AsyncButton
               className="tab-title"
-              aria-label={`Switch to tab ${tab.title || tab.url}`}
+              aria-label={`Switch to tab ${tabLabel(tab)}`}
               title={tab.url}
               onClick={perform(() =>
                 api.call('tabs.switch', { params: { id: computerId, tab_id: tab.tab_id } }),
               )}
               onError={setError}
             >
-              {tab.title || tab.url || 'New tab'}
+              {tabLabel(tab)}
             </AsyncButton>
             <AsyncButton
               className="tab-close"
-              aria-label={`Close tab ${tab.title || tab.url}`}
+              aria-label={`Close tab ${tabLabel(tab)}`}
               disabled={list.length === 1}
               onClick={perform(() =>
                 api.call('tabs.close', { params: { id: computerId, tab_id: tab.tab_id } }),
@@ -83,6 +83,12 @@ export function TabStrip({ computerId, beforeAction }: Props) {
   );
 }
 
+/** What a tab is called: its title, else its address; Chromium's error page by what it is. */
+function tabLabel(tab: { title: string; url: string }): string {
+  if (tab.url.startsWith('chrome-error:')) return 'Page not loaded';
+  return tab.title || tab.url || 'New tab';
+}
+
 function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise<unknown> }) {
   const { busy, error, run } = useApiAction();
   // What the person typed and has not sent yet (null: nothing), kept when the field loses the
@@ -102,10 +108,18 @@ function AddressBar({ url, onGo }: { url: string; onGo: (url: string) => Promise
   const selectOnClick = useRef(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    const sent = value.trim();
     setDraft(null);
     // Sent with Enter, the field keeps the focus: where the tab goes shows all the same.
     setEntered(null);
-    return run(() => onGo(value.trim()));
+    return run(() =>
+      onGo(sent).catch((error: unknown) => {
+        // As a browser keeps a mistyped address after "This site can't be reached": to mend it,
+        // not the error page's chrome-error:// address.
+        setDraft(sent);
+        throw error;
+      }),
+    );
   };
   return (
     <form className="address" onSubmit={(event) => void submit(event)}>
