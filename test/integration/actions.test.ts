@@ -227,6 +227,21 @@ describe('page', () => {
     expect(response.body.page_context.tab_id).toBe(response.body.executed_tab_id);
   });
 
+  it('says a URL that starts a download is not a page, and the tab stays where it was', async () => {
+    await act('navigate', { url: `${fixtures.url}/tab.html` });
+    const file = `${fixtures.url}/invoice.csv`;
+    const response = await act('navigate', { url: file });
+    expect(response.body.status).toBe('error');
+    expect(response.body.error_message).toBe(
+      `${file} started a download instead of loading a page; the tab stays where it was`,
+    );
+    const html = await act('html', {});
+    expect(html.body.result).toMatchObject({
+      url: `${fixtures.url}/tab.html`,
+      title: 'Second tab',
+    });
+  });
+
   it('opens an address typed without a scheme on this machine over http', async () => {
     const typed = `${fixtures.url.replace(/^http:\/\//, '')}/tab.html`;
     const response = await act('navigate', { url: typed });

@@ -268,6 +268,15 @@ export async function loadNewTab(
   });
 }
 
+/** Why a load failed, in the words of whoever asked for it (not Playwright's "page.goto: …"). */
+function failedLoad(message: string, url: string): string {
+  const reason = message.replace(/^page\.goto: /, '');
+  if (reason.startsWith('Download is starting')) {
+    return `${url} started a download instead of loading a page; the tab stays where it was`;
+  }
+  return reason;
+}
+
 function goto(page: Page, url: string, signal: AbortSignal | undefined): Promise<unknown> {
   const loading = page
     .goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
@@ -280,8 +289,7 @@ function goto(page: Page, url: string, signal: AbortSignal | undefined): Promise
           .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: ERROR_PAGE_WAIT_MS })
           .catch(() => {});
       }
-      // Playwright's method name means nothing to whoever asked for the navigation.
-      throw new Error(firstLine(error).replace(/^page\.goto: /, ''), { cause: error });
+      throw new Error(failedLoad(firstLine(error), url), { cause: error });
     });
   return abortable(loading, signal, 'the navigation', () => {
     page.evaluate(() => (globalThis as unknown as PageGlobals).stop()).catch(() => {});
