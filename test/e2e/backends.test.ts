@@ -103,6 +103,10 @@ describe('where browsers run, in the window', () => {
       page = await open(`#/computers/${remote.id}`);
       await page.getByText('its browser backend stopped answering (backend_lost)').waitFor();
       expect(await page.locator('.facts').innerText()).toContain('on pw-1');
+      // While another machine is listed, a computer here says so too.
+      page = await open(`#/computers/${placed[1]!.id}`);
+      await page.locator('.facts', { hasText: 'on local' }).waitFor();
+      page = await open(`#/computers/${remote.id}`);
       await page.getByRole('link', { name: 'See its recording' }).click();
       await page.waitForURL(new RegExp(`#/recordings/${remote.id}$`));
       const actions = page.getByRole('list', { name: 'Actions' });
@@ -116,4 +120,19 @@ describe('where browsers run, in the window', () => {
     },
     SLOW * 2,
   );
+
+  it('names no backend on a computer page while browsers run on this machine alone', async () => {
+    // This machine's backend renamed: still this machine, as Sessions has it.
+    const saved = await server.request('PATCH', '/settings', {
+      browser: { backends: [{ name: 'here', type: 'local' }] },
+    });
+    expect(saved.status, saved.text).toBe(200);
+    const made = await server.request<Computer>('POST', '/computers', {});
+    expect(made.body.backend, made.text).toBe('here');
+    const page = await open(`#/computers/${made.body.id}`);
+    const facts = page.locator('.facts');
+    await facts.getByText('running').waitFor();
+    expect(await facts.innerText()).not.toContain('on here');
+    await server.request('DELETE', `/computers/${made.body.id}`);
+  });
 });

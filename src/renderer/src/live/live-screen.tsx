@@ -3,12 +3,13 @@ import { useEffect, useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
-import { computerQuery, queryKeys, recordingQuery } from '../api/queries.js';
+import { backendsQuery, computerQuery, queryKeys, recordingQuery } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { clock, endedBecause, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { useNow } from '../hooks/use-now.js';
+import { showsBackends } from '../sessions/backends-line.js';
 import { DriverBanner } from './driver-banner.js';
 import { LiveView } from './live-view.js';
 import { TabStrip } from './tab-strip.js';
@@ -99,13 +100,15 @@ function EndedNotice({ computer }: { computer: Computer }) {
 }
 
 function ComputerFacts({ computer, driven }: { computer: Computer; driven: boolean }) {
+  const api = useApi();
+  const backends = useQuery(backendsQuery(api));
   const now = useNow();
   const idle = secondsUntil(computer.idle_expires_at, now);
   return (
     <span className="facts">
       <span>{computer.kind}</span>
-      {/* A browser on a Playwright server or a Grid: where its page really runs. */}
-      {computer.backend && computer.backend !== 'local' && (
+      {/* Once browsers run elsewhere too (a Playwright server, a Grid), as Sessions says it. */}
+      {computer.backend && showsBackends(backends.data) && (
         <span title="its browser backend (settings: Where browsers run)">
           on {computer.backend}
         </span>
