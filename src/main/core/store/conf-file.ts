@@ -10,6 +10,8 @@ class NotAnObject extends Error {
 }
 
 function parseObject(text: string): Record<string, unknown> {
+  // An empty file (`touch config.json`) holds nothing to lose: read as no settings or keys.
+  if (text.trim() === '') return {};
   const value: unknown = JSON.parse(text);
   if (!isPlainObject(value)) {
     const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
