@@ -87,6 +87,15 @@ describe('settings', () => {
     expect(() => resolveSettings({ env: {}, ...options })).toThrow(message);
   });
 
+  it('reads an empty BENCHTOP_CONFIG file as no settings, as an empty config.json', () => {
+    const defaults = resolveSettings({ stored: {}, env: {} });
+    for (const text of ['', '\n']) {
+      expect(resolveSettings({ stored: {}, env: { BENCHTOP_CONFIG: configFile(text) } })).toEqual(
+        defaults,
+      );
+    }
+  });
+
   it('names the file when BENCHTOP_CONFIG is not JSON or has a bad key', () => {
     expect(() =>
       resolveSettings({ stored: {}, env: { BENCHTOP_CONFIG: configFile('{nope') } }),

@@ -104,6 +104,8 @@ function readConfigFile(path: string): Layer {
   } catch (error) {
     throw new ConfigError(`cannot read ${source}: ${(error as Error).message}`);
   }
+  // Empty, as config.json may be: nothing in it to apply.
+  if (text.trim() === '') return { source, values: {} };
   try {
     const values: unknown = JSON.parse(text);
     if (!isPlainObject(values)) throw new Error('the top level must be an object');
