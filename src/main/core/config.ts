@@ -104,15 +104,28 @@ function readConfigFile(path: string): Layer {
   } catch (error) {
     throw new ConfigError(`cannot read ${source}: ${(error as Error).message}`);
   }
-  // Empty, as config.json may be: nothing in it to apply.
-  if (text.trim() === '') return { source, values: {} };
+  return { source, values: parseJsonObject(text, source) };
+}
+
+/**
+ * What a JSON file a person edits holds: an object of settings (or keys); an empty file holds
+ * nothing. Anything else is a ConfigError naming the file (`name`), what is wrong, and `fix`.
+ */
+export function parseJsonObject(text: string, name: string, fix?: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  const refuse = (wrong: string, cause?: unknown) =>
+    new ConfigError(`${name} ${wrong}${fix ? `; ${fix}` : ''}`, { cause });
+  let value: unknown;
   try {
-    const values: unknown = JSON.parse(text);
-    if (!isPlainObject(values)) throw new Error('the top level must be an object');
-    return { source, values };
+    value = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${source} is not valid JSON: ${(error as Error).message}`);
+    throw refuse(`is not valid JSON (${(error as Error).message})`, error);
   }
+  if (!isPlainObject(value)) {
+    const holds = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw refuse(`holds ${holds}, not a JSON object`);
+  }
+  return value;
 }
 
 function envLayer(env: Env): Layer {
