@@ -281,15 +281,16 @@ function goto(page: Page, url: string, signal: AbortSignal | undefined): Promise
   const loading = page
     .goto(url, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS })
     .catch(async (error: unknown) => {
+      const message = firstLine(error);
       // Chromium commits its error page ("This site can't be reached") a few ms after the load
       // failed. Waited for here: that commit would otherwise interrupt the tab's next navigation
       // ("interrupted by another navigation to chrome-error://chromewebdata/").
-      if (SHOWS_ERROR_PAGE.test(firstLine(error))) {
+      if (SHOWS_ERROR_PAGE.test(message)) {
         await page
           .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: ERROR_PAGE_WAIT_MS })
           .catch(() => {});
       }
-      throw new Error(failedLoad(firstLine(error), url), { cause: error });
+      throw new Error(failedLoad(message, url), { cause: error });
     });
   return abortable(loading, signal, 'the navigation', () => {
     page.evaluate(() => (globalThis as unknown as PageGlobals).stop()).catch(() => {});

@@ -177,9 +177,6 @@ export class DesktopBrowser {
   private async launch(): Promise<BrowserContext> {
     const { executablePath, userDataDir } = this.options;
     if (this.closed) throw new ActionFailure('the desktop is ending');
-    if (!executablePath) {
-      throw new ActionFailure(`no Chromium found to open pages on this desktop: ${INSTALL_HINT}`);
-    }
     // As browser computers say it; launched, it would fail with Playwright's "closed" instead.
     requireChromium(executablePath, (message) => new ActionFailure(message));
     // Only this computer's browser uses the profile; a lock left by one that was killed (or
