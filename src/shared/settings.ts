@@ -41,6 +41,12 @@ export const ProviderPrice = z.strictObject(
 );
 export type ProviderPrice = z.infer<typeof ProviderPrice>;
 
+/** Under the SDKs' 60 s: a slow model fails the response before the client gives up and retries. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 55_000;
+
+/** As the official OpenAI and Anthropic SDKs: a rate limit or an overload is tried twice more. */
+export const DEFAULT_MODEL_RETRIES = 2;
+
 const modelFields = {
   provider: z.enum(PROVIDER_KINDS),
   base_url: z.url({ protocol: /^https?$/ }).optional(),
@@ -50,6 +56,8 @@ const modelFields = {
   model: z.string().min(1).optional(),
   script: z.string().min(1).optional(),
   timeout_ms: z.number().int().positive().optional(),
+  /** Tries again after a rate limit, an overload or a dropped connection; 0 never does. */
+  max_retries: z.number().int().min(0).max(10).optional(),
   price: ProviderPrice.optional(),
 };
 

@@ -17,6 +17,8 @@ export type RecordedRequest<Body = unknown> = {
 export type UpstreamReply = {
   /** 200 unless given. */
   status?: number;
+  /** Sent besides the content type: `retry-after`, `x-should-retry`… */
+  headers?: Record<string, string>;
   json?: unknown;
   text?: string;
   /**
@@ -117,7 +119,11 @@ function send(res: ServerResponse, reply: UpstreamReply): void {
   if (res.destroyed) return;
   const status = reply.status ?? 200;
   if (reply.sse || reply.events) {
-    res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.writeHead(status, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...reply.headers,
+    });
     for (const value of reply.sse ?? []) res.write(`${data(value)}\n\n`);
     for (const { event, data: value } of reply.events ?? []) {
       res.write(`event: ${event}\n${data(value)}\n\n`);
@@ -125,10 +131,10 @@ function send(res: ServerResponse, reply: UpstreamReply): void {
     if (reply.sse && reply.done !== false) res.write('data: [DONE]\n\n');
     res.end();
   } else if (reply.text !== undefined) {
-    res.writeHead(status, { 'content-type': 'text/html' }).end(reply.text);
+    res.writeHead(status, { 'content-type': 'text/html', ...reply.headers }).end(reply.text);
   } else {
     res
-      .writeHead(status, { 'content-type': 'application/json' })
+      .writeHead(status, { 'content-type': 'application/json', ...reply.headers })
       .end(JSON.stringify(reply.json ?? {}));
   }
 }

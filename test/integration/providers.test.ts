@@ -232,6 +232,23 @@ describe.each(CASES)('$provider through POST /v1/responses', (c) => {
     expect(stored.text).not.toContain(SECRET);
   });
 
+  it('answers after the upstream rate-limits the call once, having sent it twice', async () => {
+    const fake = fakes.get(c.provider)!;
+    fake.requests.length = 0;
+    fake.reply(
+      {
+        status: 429,
+        headers: { 'retry-after': '0' },
+        json: { error: { message: 'Rate limit reached' } },
+      },
+      { json: c.message },
+    );
+    const answer = await server.request('POST', '/v1/responses', { model: c.model, input: 'hi' });
+    expect(answer.body.status, JSON.stringify(answer.body.error)).toBe('completed');
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[1]!.body).toEqual(fake.requests[0]!.body);
+  });
+
   it('fails with model_timeout when the upstream is slower than timeout_ms', async () => {
     const fake = fakes.get(c.provider)!;
     fake.reply({ json: c.message, delayMs: 2000 });

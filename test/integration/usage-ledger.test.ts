@@ -187,7 +187,7 @@ describe('one row per Responses call', () => {
       cost_usd: null,
       provider: 'openai-compatible',
     });
-    fakes.chat!.reply({ status: 500, json: { error: { message: 'overloaded' } } });
+    fakes.chat!.reply({ status: 400, json: { error: { message: 'image too large' } } });
     const failed = await respond('chat');
     expect(failed.status).toBe('failed');
     const [row] = (await usage(`?response_id=${failed.id}`)).data;
@@ -221,7 +221,7 @@ const imagesSent = (body: Json) =>
     .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
     .filter((part: Json) => part.type === 'image_url').length;
 
-describe('a task of several steps', () => {
+describe('a task of several steps, rate-limited once', () => {
   let task: Task;
   let rows: UsageRow[];
 
@@ -230,6 +230,12 @@ describe('a task of several steps', () => {
     fake.requests.length = 0;
     fake.reply(
       { json: click(100, STEP_USAGE[0]!) },
+      // The second call is refused once: it is tried again, and stays one call.
+      {
+        status: 429,
+        headers: { 'retry-after-ms': '50' },
+        json: { error: { message: 'Rate limit reached', code: 'rate_limit_exceeded' } },
+      },
       { json: click(200, STEP_USAGE[1]!) },
       { json: withUsage(chatCompletion({ content: 'Done.' }), STEP_USAGE[2]!) },
     );
@@ -254,12 +260,16 @@ describe('a task of several steps', () => {
 
   it("has one row per model call, each exactly the provider's usage, oldest first", () => {
     expect(task.status).toBe('completed');
+    const sent = fakes.chat!.requests.map((request) => request.body as Json);
+    expect(sent).toHaveLength(4);
+    expect(sent[2]).toEqual(sent[1]);
+    const answered = [sent[0]!, sent[2]!, sent[3]!];
     expect(rows).toHaveLength(3);
     rows.forEach((row, step) => {
       const tokens = chatTokens(STEP_USAGE[step]!);
       expect(row).toMatchObject({ ...tokens, task_id: task.task_id, model: 'chat', error: null });
       expect(row.cost_usd).toBeCloseTo(costOf(tokens), 12);
-      expect(row.images).toBe(imagesSent(fakes.chat!.requests[step]!.body as Json));
+      expect(row.images).toBe(imagesSent(answered[step]!));
       expect(row.images).toBeGreaterThan(0);
     });
     expect(new Set(rows.map((row) => row.response_id)).size).toBe(3);

@@ -482,11 +482,12 @@ describe('a model provider that hangs or dies mid-task', () => {
     });
     expect(task.status).toBe(200);
     // The first step's click ran; the second step's request is waiting when the process dies.
+    // The dropped request is tried again, twice, and finds nobody listening.
     await eventually(() => killed.requests.length > 0, 15_000);
     killed.child.kill('SIGKILL');
     const error = await expectFailed(
       task.body.task_id,
-      /model "killed" at http:\/\/127\.0\.0\.1:\d+ closed the connection without answering \(other side closed\)/,
+      /could not reach the server of model "killed" at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); check that it is running and its base_url \(tried 3 times\)/,
     );
     const steps = (await answered(server, 'GET', `/agent/tasks/${task.body.task_id}`)).body.steps;
     expect(steps).toBe(1);

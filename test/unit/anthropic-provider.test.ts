@@ -26,6 +26,7 @@ const { fake, context } = providerHarness({
     apiKey: KEY,
     keyHint: HINT,
     timeoutMs: 5_000,
+    retries: 2,
   }),
 });
 
@@ -619,11 +620,21 @@ describe('anthropic provider: failures', () => {
     expect(error.message).toMatch(/HTTP 400.*tool_result/);
   });
 
-  it('reports an overloaded API', async () => {
-    fake.reply(anthropicError(529, 'overloaded_error', 'Overloaded'));
+  it('tries an overloaded API again, and reports it when it stays so', async () => {
+    const overloaded = {
+      ...anthropicError(529, 'overloaded_error', 'Overloaded'),
+      headers: { 'retry-after': '0' },
+    };
+    fake.reply(overloaded, { json: anthropicFixture('message-end-turn') });
+    const reply = await provider().respond(request());
+    expect(reply.output.some((item) => item.type === 'message')).toBe(true);
+    expect(fake.requests).toHaveLength(2);
+
+    fake.reply(overloaded, overloaded, overloaded);
     const error = await failure(provider().respond(request()));
     expect(error.kind).toBe('rejected');
-    expect(error.message).toContain('Overloaded');
+    expect(error.message).toBe('Anthropic answered HTTP 529: Overloaded (tried 3 times)');
+    expect(fake.requests).toHaveLength(5);
   });
 
   it('turns a refusal into a rejected call', async () => {

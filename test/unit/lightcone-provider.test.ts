@@ -32,6 +32,7 @@ const { fake: cloud, context } = providerHarness({
     apiKey: KEY,
     keyHint: HINT,
     timeoutMs: 5000,
+    retries: 2,
   }),
 });
 

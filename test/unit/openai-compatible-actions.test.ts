@@ -33,6 +33,7 @@ async function respond(body: unknown, computer = true): Promise<ModelReply> {
     apiKey: undefined,
     keyHint: 'set LOCAL_VLM_KEY',
     timeoutMs: 5_000,
+    retries: 2,
   });
   return provider.respond(
     modelRequest({ model: 'local-vlm', ...(computer ? {} : { computer: null }) }),

@@ -19,6 +19,7 @@ const { fake, context } = providerHarness({
     apiKey: undefined,
     keyHint: 'set LOCAL_VLM_KEY',
     timeoutMs: 5_000,
+    retries: 2,
   }),
 });
 

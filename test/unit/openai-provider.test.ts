@@ -29,6 +29,7 @@ const { fake, context } = providerHarness({
     apiKey: KEY,
     keyHint: 'set OPENAI_API_KEY',
     timeoutMs: 5000,
+    retries: 2,
   }),
 });
 

@@ -5,16 +5,24 @@ import {
   firstEventThenRest,
   forwardChatCompletions,
   postForEvents,
+  postJson,
   type ProviderEndpoint,
 } from '../../src/main/core/models/provider-http.js';
 import { modelFailure } from '../helpers/provider-harness.js';
 
-/** A server that answers every request by handing the response to `answer`. */
+/**
+ * A server that answers every request by handing the response to `answer`, with how many requests
+ * came before it.
+ */
 let server: Server | undefined;
-async function serve(answer: (res: ServerResponse) => void): Promise<ProviderEndpoint> {
+async function serve(
+  answer: (res: ServerResponse, earlier: number) => void,
+): Promise<ProviderEndpoint> {
+  let count = 0;
   server = createServer((req, res) => {
+    const earlier = count++;
     req.resume();
-    req.on('end', () => answer(res));
+    req.on('end', () => answer(res, earlier));
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -23,6 +31,7 @@ async function serve(answer: (res: ServerResponse) => void): Promise<ProviderEnd
     url: `http://127.0.0.1:${port}/v1/chat/completions`,
     headers: {},
     timeoutMs: 5000,
+    retries: 2,
     secrets: ['sk-secret'],
     authHint: 'check the key',
   };
@@ -94,3 +103,125 @@ describe('forwardChatCompletions', () => {
     expect(error.message).toContain('not a chat completion');
   });
 });
+
+describe('a failure that may pass is tried again', () => {
+  /** Answers with `replies` in turn (the last one for every request after), counting requests. */
+  async function inTurn(...replies: Array<[number, Record<string, string>, string]>) {
+    const seen = { requests: 0 };
+    const endpoint = await serve((res, earlier) => {
+      seen.requests = earlier + 1;
+      const [status, headers, body] = replies[Math.min(earlier, replies.length - 1)]!;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body);
+    });
+    return { endpoint, seen };
+  }
+  const ok: [number, Record<string, string>, string] = [200, {}, '{"answer":42}'];
+  const error = (message: string, code = 'rate_limit_exceeded') =>
+    JSON.stringify({ error: { message, type: code, code } });
+
+  it('answers after a rate limit, waiting as the provider asks', async () => {
+    const { endpoint, seen } = await inTurn(
+      [429, { 'retry-after-ms': '30' }, error('Rate limit reached')],
+      [429, { 'retry-after': '0.02' }, error('Rate limit reached')],
+      ok,
+    );
+    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    expect(seen.requests).toBe(3);
+  });
+
+  it('tries an overloaded or failing server again after its own backoff, then answers', async () => {
+    const { endpoint, seen } = await inTurn(
+      [529, {}, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'],
+      ok,
+    );
+    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    expect(seen.requests).toBe(2);
+  });
+
+  it('gives up after max_retries more tries, saying how often it tried', async () => {
+    const { endpoint, seen } = await inTurn([
+      503,
+      { 'retry-after-ms': '0' },
+      error('sk-secret is busy', 'server_error'),
+    ]);
+    const failure = await modelFailure(postJson(endpoint, {}, signal), 'sk-secret');
+    expect(failure.kind).toBe('rejected');
+    expect(failure.message).toBe('the fake answered HTTP 503: [redacted] is busy (tried 3 times)');
+    expect(seen.requests).toBe(3);
+
+    const once = await inTurn([503, {}, error('busy', 'server_error')]);
+    const alone = await modelFailure(postJson({ ...once.endpoint, retries: 0 }, {}, signal));
+    expect(alone.message).toBe('the fake answered HTTP 503: busy');
+    expect(once.seen.requests).toBe(1);
+  });
+
+  it('does not try again what no wait mends', async () => {
+    const cases: Array<[number, Record<string, string>, string]> = [
+      [400, {}, error('Invalid image', 'invalid_request_error')],
+      [401, {}, error('Incorrect API key', 'invalid_api_key')],
+      [404, {}, error('No such model', 'model_not_found')],
+      [429, {}, error('You exceeded your current quota', 'insufficient_quota')],
+      [503, { 'x-should-retry': 'false' }, error('down for maintenance', 'server_error')],
+    ];
+    for (const reply of cases) {
+      const { endpoint, seen } = await inTurn(reply, ok);
+      const failure = await modelFailure(postJson(endpoint, {}, signal));
+      expect(failure.message, String(reply[0])).not.toContain('tried');
+      expect(seen.requests, reply[2]).toBe(1);
+      server?.close();
+    }
+  });
+
+  it('tries again when the provider says so, whatever the status', async () => {
+    const { endpoint, seen } = await inTurn(
+      [400, { 'x-should-retry': 'true', 'retry-after-ms': '0' }, error('try again', 'x')],
+      ok,
+    );
+    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    expect(seen.requests).toBe(2);
+  });
+
+  it("fails at once when the asked wait would pass the call's timeout, naming both", async () => {
+    const { endpoint, seen } = await inTurn([429, { 'retry-after': '120' }, error('Slow down')]);
+    const failure = await modelFailure(postJson(endpoint, {}, signal));
+    expect(failure.message).toBe(
+      'the fake answered HTTP 429: Slow down (it asked for 120 s before another try, longer than timeout_ms, 5 s)',
+    );
+    expect(seen.requests).toBe(1);
+  });
+
+  it('reads a retry-after given as a date', async () => {
+    const { endpoint, seen } = await inTurn(
+      [429, { 'retry-after': new Date(Date.now() + 600_000).toUTCString() }, error('Later')],
+      ok,
+    );
+    const failure = await modelFailure(postJson(endpoint, {}, signal));
+    expect(failure.message).toMatch(/asked for (599|600) s before another try/);
+    expect(seen.requests).toBe(1);
+  });
+
+  it('tries again a connection dropped before any answer', async () => {
+    let requests = 0;
+    const endpoint = await serve((res, earlier) => {
+      requests = earlier + 1;
+      if (earlier === 0) res.socket?.destroy();
+      else res.writeHead(200).end('{"answer":42}');
+    });
+    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    expect(requests).toBe(2);
+  });
+
+  it('stops waiting to try again when the call is cancelled', async () => {
+    const { endpoint, seen } = await inTurn([429, { 'retry-after': '30' }, error('Slow down')]);
+    const controller = new AbortController();
+    const call = postJson({ ...endpoint, timeoutMs: 60_000 }, {}, controller.signal);
+    await eventuallyTrue(() => seen.requests === 1);
+    controller.abort(new Error('the task was cancelled'));
+    await expect(call).rejects.toThrow('the task was cancelled');
+    expect(seen.requests).toBe(1);
+  });
+});
+
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
+}

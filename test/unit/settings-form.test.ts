@@ -107,12 +107,23 @@ describe('the models form sends only what changed', () => {
     });
   });
 
-  it('sends a timeout as a number', () => {
+  it('sends a timeout and a number of retries as numbers, 0 included', () => {
     const rows = toRows(stored.providers).map((row) =>
-      row.name === 'local' ? { ...row, timeout_ms: '90000' } : row,
+      row.name === 'local' ? { ...row, timeout_ms: '90000', max_retries: '0' } : row,
     );
     expect(modelsPatch(stored, 'cloud', rows)).toEqual({
-      models: { providers: { local: { timeout_ms: 90000 } } },
+      models: { providers: { local: { timeout_ms: 90000, max_retries: 0 } } },
+    });
+    const saved = {
+      ...stored,
+      providers: { ...stored.providers, local: { ...stored.providers.local!, max_retries: 5 } },
+    };
+    const cleared = toRows(saved.providers).map((row) =>
+      row.name === 'local' ? { ...row, max_retries: '' } : row,
+    );
+    expect(toRows(saved.providers).find((row) => row.name === 'local')!.max_retries).toBe('5');
+    expect(modelsPatch(saved, 'cloud', cleared)).toEqual({
+      models: { providers: { local: { max_retries: null } } },
     });
   });
 });

@@ -121,12 +121,11 @@ export type ProviderContext = {
   apiKey: string | undefined;
   /** Where the key comes from, for messages: "set OPENAI_API_KEY". */
   keyHint: string;
-  /** Per-call limit: `timeout_ms`, default DEFAULT_MODEL_TIMEOUT_MS. */
+  /** Per-call limit: `timeout_ms`, default DEFAULT_MODEL_TIMEOUT_MS (settings). */
   timeoutMs: number;
+  /** Tries after a transient failure: `max_retries`, default DEFAULT_MODEL_RETRIES (settings). */
+  retries: number;
 };
-
-/** Under the SDKs' 60 s: a slow model fails the response before the client gives up and retries. */
-export const DEFAULT_MODEL_TIMEOUT_MS = 55_000;
 
 /** One model backend. Errors are ModelError, with a message a person can act on. */
 export interface ModelProvider {

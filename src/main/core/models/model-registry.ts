@@ -1,14 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ModelConfig, ProviderKind, Settings } from '../config.js';
 import { invalidRequest } from '../errors.js';
-import type { ProviderPrice } from '../../../shared/settings.js';
+import {
+  DEFAULT_MODEL_RETRIES,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  type ProviderPrice,
+} from '../../../shared/settings.js';
 import { localOnlyRefusal } from './local-only.js';
 import { priceOf } from './pricing.js';
-import {
-  DEFAULT_MODEL_TIMEOUT_MS,
-  type ModelProvider,
-  type ProviderContext,
-} from './model-provider.js';
+import { type ModelProvider, type ProviderContext } from './model-provider.js';
 import { createAnthropicProvider } from './providers/anthropic-provider.js';
 import { createLightconeProvider } from './providers/lightcone-provider.js';
 import { createOpenAICompatibleProvider } from './providers/openai-compatible-provider.js';
@@ -140,6 +140,7 @@ export class ModelRegistry {
         ? `set ${variable} in the environment Benchtop runs in (or models.providers.${name}.api_key)`
         : `set models.providers.${name}.api_key_env to the variable holding the key`,
       timeoutMs: config.timeout_ms ?? DEFAULT_MODEL_TIMEOUT_MS,
+      retries: config.max_retries ?? DEFAULT_MODEL_RETRIES,
     };
   }
 }

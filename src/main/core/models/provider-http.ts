@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
 import { ChatCompletion, type ChatCompletionBody } from '../../../shared/responses.js';
 import { ModelError, type ChatReply } from './model-provider.js';
@@ -7,7 +8,10 @@ export type ProviderEndpoint = {
   label: string;
   url: string;
   headers: Record<string, string>;
+  /** The whole call's limit, tries again included. */
   timeoutMs: number;
+  /** Tries after the first, for failures worth trying again (a rate limit, an overload). */
+  retries: number;
   /** Secrets that must never appear in a message (the API key). */
   secrets: string[];
   /** What to tell the user when the key is refused: "check OPENAI_API_KEY". */
@@ -152,35 +156,146 @@ function startTimer(ms: number): Timer {
   };
 }
 
+/**
+ * Sends the request and hands back an answer that is not an error. A failure that may pass (a
+ * rate limit, an overloaded or restarting server, a connection dropped before any answer) is
+ * tried again, as the official OpenAI and Anthropic SDKs do: after the wait the provider asks for
+ * (`retry-after-ms`, `retry-after`), else 0.5 s, 1 s, 2 s… up to 8 s, and only while the wait
+ * still fits in the call's timeout.
+ */
 async function send(endpoint: ProviderEndpoint, body: unknown, signal: AbortSignal) {
   const timer = startTimer(endpoint.timeoutMs);
+  const deadline = Date.now() + endpoint.timeoutMs;
+  const payload = JSON.stringify(body);
+  for (let tries = 1; ; tries++) {
+    const outcome = await sendOnce(endpoint, payload, signal, timer);
+    if (outcome.response) return { response: outcome.response, timer };
+    const wait = outcome.askedMs ?? backoffMs(tries);
+    const fits = Date.now() + wait < deadline;
+    if (signal.aborted || !outcome.retryable || tries > endpoint.retries || !fits) {
+      timer.clear();
+      if (signal.aborted) throw abortReason(signal);
+      const askedTooLate = outcome.retryable && !fits && outcome.askedMs !== undefined;
+      throw afterTries(outcome.error, tries, askedTooLate ? wait : undefined, endpoint);
+    }
+    try {
+      await sleep(wait, undefined, { signal });
+    } catch {
+      timer.clear();
+      throw abortReason(signal);
+    }
+  }
+}
+
+type Attempt =
+  | { response: Response; error?: never }
+  | { response?: never; error: Error; retryable: boolean; askedMs?: number };
+
+/** What the SDKs try again: request timeout, conflict, rate limit, and any server error. */
+const RETRIED_STATUSES = new Set([408, 409, 429]);
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8000;
+
+async function sendOnce(
+  endpoint: ProviderEndpoint,
+  payload: string,
+  signal: AbortSignal,
+  timer: Timer,
+): Promise<Attempt> {
   let response: Response;
   try {
     response = await fetch(endpoint.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...endpoint.headers },
-      body: JSON.stringify(body),
+      body: payload,
       signal: AbortSignal.any([signal, timer.signal]),
     });
   } catch (error) {
-    timer.clear();
-    throw fetchFailure(endpoint, error, signal, timer);
+    const failure = fetchFailure(endpoint, error, signal, timer);
+    // Refused or dropped before any answer; not a timeout (the time is spent) nor a cancel.
+    const retryable = failure instanceof ModelError && failure.kind === 'unreachable';
+    return { error: failure, retryable };
   }
-  if (response.ok) return { response, timer };
-  const text = await readText(endpoint, response, signal, timer)
-    .catch(() => '')
-    .finally(() => timer.clear());
-  const status = `HTTP ${response.status}`;
-  if (response.status === 401 || response.status === 403) {
-    throw new ModelError(
+  if (response.ok) return { response };
+  const text = await readText(endpoint, response, signal, timer).catch(() => '');
+  const told = response.headers.get('x-should-retry');
+  const retryable =
+    told === 'true' ||
+    (told !== 'false' &&
+      (RETRIED_STATUSES.has(response.status) || response.status >= 500) &&
+      !outOfQuota(text));
+  return {
+    error: httpFailure(endpoint, response.status, text),
+    retryable,
+    askedMs: askedWaitMs(response.headers),
+  };
+}
+
+function httpFailure(endpoint: ProviderEndpoint, status: number, text: string): ModelError {
+  if (status === 401 || status === 403) {
+    return new ModelError(
       'auth',
-      `${endpoint.label} refused the API key (${status}); ${endpoint.authHint}`,
+      `${endpoint.label} refused the API key (HTTP ${status}); ${endpoint.authHint}`,
     );
   }
-  throw new ModelError(
+  return new ModelError(
     'rejected',
-    `${endpoint.label} answered ${status}: ${detail(endpoint, upstreamMessage(text))}`,
+    `${endpoint.label} answered HTTP ${status}: ${detail(endpoint, upstreamMessage(text))}`,
   );
+}
+
+/** The failure that ended the call, saying how often it was tried and a wait that did not fit. */
+function afterTries(
+  error: Error,
+  tries: number,
+  tooLateMs: number | undefined,
+  endpoint: ProviderEndpoint,
+): Error {
+  if (!(error instanceof ModelError) || (tries === 1 && tooLateMs === undefined)) return error;
+  const notes = [];
+  if (tries > 1) notes.push(`tried ${tries} times`);
+  if (tooLateMs !== undefined) {
+    notes.push(
+      `it asked for ${seconds(tooLateMs)} before another try, longer than timeout_ms, ${seconds(endpoint.timeoutMs)}`,
+    );
+  }
+  return new ModelError(error.kind, `${error.message} (${notes.join('; ')})`);
+}
+
+function seconds(ms: number): string {
+  return `${ms < 10_000 ? Number((ms / 1000).toFixed(1)) : Math.round(ms / 1000)} s`;
+}
+
+/** 0.5 s before the second try, doubling up to 8 s, less up to a quarter so clients spread out. */
+function backoffMs(tries: number): number {
+  const full = Math.min(FIRST_BACKOFF_MS * 2 ** (tries - 1), MAX_BACKOFF_MS);
+  return full * (1 - Math.random() * 0.25);
+}
+
+/** The wait an answer asks for: `retry-after-ms` (OpenAI), else `retry-after` in seconds or as a date. */
+function askedWaitMs(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const after = headers.get('retry-after');
+  if (!after) return undefined;
+  const secondsAfter = Number.parseFloat(after);
+  if (Number.isFinite(secondsAfter) && secondsAfter >= 0) return secondsAfter * 1000;
+  const at = Date.parse(after);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** OpenAI answers a spent balance with 429 too; no wait refills it. */
+function outOfQuota(text: string): boolean {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; type?: unknown } };
+    return body.error?.code === 'insufficient_quota' || body.error?.type === 'insufficient_quota';
+  } catch {
+    return false;
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 
 async function readText(
@@ -207,7 +322,7 @@ function fetchFailure(
   timer: Timer | undefined,
   phase: 'request' | 'answer' = 'request',
 ): Error {
-  if (signal.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+  if (signal.aborted) return abortReason(signal);
   if (timer?.expired) {
     return new ModelError(
       'timeout',

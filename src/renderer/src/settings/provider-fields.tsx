@@ -1,19 +1,35 @@
-import { MASKED_SECRET, type ProviderKind } from '../../../shared/settings.js';
+import {
+  DEFAULT_MODEL_RETRIES,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  MASKED_SECRET,
+  type ProviderKind,
+} from '../../../shared/settings.js';
 import {
   KINDS,
+  NUMBER_FIELDS,
+  type NumberField,
   PRICE_FIELDS,
   type PriceField,
   type ProviderRow,
   type TextField,
 } from './provider-rows.js';
 
-const LABELS: Record<TextField | 'timeout_ms', string> = {
+type Field = TextField | NumberField;
+
+const LABELS: Record<Field, string> = {
   base_url: 'Base URL',
   model: 'Upstream model name',
   api_key_env: 'Key from variable',
   api_key: 'API key',
   script: 'Script file',
   timeout_ms: 'Timeout (ms)',
+  max_retries: 'Retries after a rate limit or overload',
+};
+/** What an empty field means. */
+const PLACEHOLDERS: Partial<Record<Field, string>> = {
+  api_key: 'not set',
+  timeout_ms: String(DEFAULT_MODEL_TIMEOUT_MS),
+  max_retries: String(DEFAULT_MODEL_RETRIES),
 };
 const PRICE_LABELS: Record<PriceField, string> = {
   input_per_mtok: 'Input $ per million tokens',
@@ -22,9 +38,14 @@ const PRICE_LABELS: Record<PriceField, string> = {
 };
 
 /** The fields each kind of provider reads. */
-function fieldsOf(kind: ProviderKind): Array<TextField | 'timeout_ms'> {
+function fieldsOf(kind: ProviderKind): Field[] {
   if (kind === 'scripted') return ['script'];
-  return ['base_url', 'model', 'api_key', 'api_key_env', 'timeout_ms'];
+  return ['base_url', 'model', 'api_key', 'api_key_env', ...NUMBER_FIELDS];
+}
+
+function inputType(field: Field): string {
+  if (field === 'api_key') return 'password';
+  return (NUMBER_FIELDS as readonly string[]).includes(field) ? 'number' : 'text';
 }
 
 type Props = { row: ProviderRow; onChange: (row: ProviderRow) => void; onRemove: () => void };
@@ -49,11 +70,11 @@ export function ProviderFields({ row, onChange, onRemove }: Props) {
         <label key={field}>
           {LABELS[field]}
           <input
-            type={field === 'api_key' ? 'password' : field === 'timeout_ms' ? 'number' : 'text'}
+            type={inputType(field)}
             value={row[field]}
             autoComplete="off"
             spellCheck={false}
-            placeholder={field === 'api_key' ? 'not set' : undefined}
+            placeholder={PLACEHOLDERS[field]}
             onChange={(event) => set(field, event.target.value)}
           />
           {field === 'api_key' && row.api_key === MASKED_SECRET && (

@@ -10,6 +10,9 @@ export const KINDS: ProviderKind[] = [
 
 export const TEXT_FIELDS = ['base_url', 'model', 'api_key_env', 'api_key', 'script'] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];
+/** Whole numbers: the call's limit and how often a failure that may pass is tried again. */
+export const NUMBER_FIELDS = ['timeout_ms', 'max_retries'] as const;
+export type NumberField = (typeof NUMBER_FIELDS)[number];
 /** Dollars per million tokens: models.providers.<name>.price. */
 export const PRICE_FIELDS = ['input_per_mtok', 'output_per_mtok', 'cached_input_per_mtok'] as const;
 export type PriceField = (typeof PRICE_FIELDS)[number];
@@ -18,8 +21,7 @@ export type PriceField = (typeof PRICE_FIELDS)[number];
 export type ProviderRow = {
   name: string;
   provider: ProviderKind;
-  timeout_ms: string;
-} & Record<TextField | PriceField, string>;
+} & Record<TextField | NumberField | PriceField, string>;
 
 export function toRows(providers: Record<string, ModelConfig>): ProviderRow[] {
   return Object.entries(providers).map(([name, config]) => ({
@@ -31,6 +33,7 @@ export function toRows(providers: Record<string, ModelConfig>): ProviderRow[] {
     api_key: config.api_key ?? '',
     script: config.script ?? '',
     timeout_ms: config.timeout_ms === undefined ? '' : String(config.timeout_ms),
+    max_retries: config.max_retries === undefined ? '' : String(config.max_retries),
     input_per_mtok: config.price ? String(config.price.input_per_mtok) : '',
     output_per_mtok: config.price ? String(config.price.output_per_mtok) : '',
     cached_input_per_mtok:
@@ -61,13 +64,15 @@ export function providersPatch(
     const before = original[row.name] ? toRows({ [row.name]: original[row.name]! })[0] : undefined;
     const changes: ProviderPatch = {};
     if (row.provider !== before?.provider) changes.provider = row.provider;
-    for (const field of [...TEXT_FIELDS, 'timeout_ms'] as const) {
+    for (const field of [...TEXT_FIELDS, ...NUMBER_FIELDS]) {
       const value = row[field].trim();
       if (value === (before?.[field] ?? '')) continue;
       if (value === '') {
         if (before) changes[field] = null;
       } else {
-        changes[field] = field === 'timeout_ms' ? Number(value) : value;
+        changes[field] = (NUMBER_FIELDS as readonly string[]).includes(field)
+          ? Number(value)
+          : value;
       }
     }
     const price = pricePatch(row, before);

@@ -78,6 +78,7 @@ export function createAnthropicProvider(context: ProviderContext): ModelProvider
         ...(beta && { 'anthropic-beta': beta }),
       },
       timeoutMs: context.timeoutMs,
+      retries: context.retries,
       secrets: [key],
       authHint: context.keyHint,
     };

@@ -54,6 +54,7 @@ export function createLightconeProvider(ctx: ProviderContext): ModelProvider {
       url: `${base}${path}`,
       headers: { authorization: `Bearer ${key}` },
       timeoutMs: ctx.timeoutMs,
+      retries: ctx.retries,
       secrets: [key],
       authHint: `use a valid Lightcone cloud key: ${ctx.keyHint}`,
     };

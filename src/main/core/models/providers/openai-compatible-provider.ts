@@ -96,6 +96,7 @@ function endpointFor(ctx: ProviderContext): ProviderEndpoint {
     url: `${base.replace(/\/+$/, '')}/chat/completions`,
     headers: ctx.apiKey ? { authorization: `Bearer ${ctx.apiKey}` } : {},
     timeoutMs: ctx.timeoutMs,
+    retries: ctx.retries,
     secrets: ctx.apiKey ? [ctx.apiKey] : [],
     authHint: ctx.apiKey ? `check its key (${ctx.keyHint})` : `it wants an API key: ${ctx.keyHint}`,
   };

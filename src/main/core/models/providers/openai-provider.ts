@@ -44,6 +44,7 @@ export function createOpenAIProvider(ctx: ProviderContext): ModelProvider {
       url: `${base}${path}`,
       headers: { authorization: `Bearer ${ctx.apiKey}` },
       timeoutMs: ctx.timeoutMs,
+      retries: ctx.retries,
       secrets: [ctx.apiKey],
       authHint: ctx.keyHint,
     };
