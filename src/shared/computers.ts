@@ -122,6 +122,17 @@ export const Environment = z
   .meta({ id: 'Environment' });
 export type Environment = z.infer<typeof Environment>;
 
+export const ComputerDownload = z
+  .object({
+    name: z.string().describe('The file name the site suggested, made unique on this computer.'),
+    size_bytes: z.number().int(),
+    created_at: Timestamp.describe('When the download finished.'),
+  })
+  .meta({ id: 'ComputerDownload' });
+export type ComputerDownload = z.infer<typeof ComputerDownload>;
+
+export const DownloadList = z.object({ data: z.array(ComputerDownload) });
+
 export const KeepaliveResult = z.object({
   status: z.literal('running'),
   idle_expires_at: Timestamp.nullable(),

@@ -89,6 +89,24 @@ export const NavigationEvent = z
   })
   .meta({ id: 'NavigationEvent' });
 
+export const DownloadEvent = z
+  .object({
+    type: z.literal('download'),
+    ...eventBase,
+    state: z
+      .enum(['started', 'saved', 'failed'])
+      .describe('Each download is announced started, then saved or failed.'),
+    tab_id: z.string(),
+    name: z.string().describe('Its name in GET /computers/{id}/downloads once saved.'),
+    url: z.string().describe('Where the file comes from.'),
+    size_bytes: z.number().int().nullable().describe('Its size once saved.'),
+    error: z.string().nullable().describe('Why it was not saved, when it failed.'),
+  })
+  .describe(
+    "A download of a browser computer: started, then saved whole in the computer's downloads, or failed.",
+  )
+  .meta({ id: 'DownloadEvent' });
+
 export const StatusEvent = z
   .object({
     type: z.literal('status'),
@@ -129,6 +147,7 @@ export const ComputerEvent = z
     TabEvent,
     TabRefusedEvent,
     NavigationEvent,
+    DownloadEvent,
     StatusEvent,
   ])
   .meta({ id: 'ComputerEvent' });
@@ -139,6 +158,7 @@ export type ExecOutputEvent = z.infer<typeof ExecOutputEvent>;
 export type TabEvent = z.infer<typeof TabEvent>;
 export type TabRefusedEvent = z.infer<typeof TabRefusedEvent>;
 export type NavigationEvent = z.infer<typeof NavigationEvent>;
+export type DownloadEvent = z.infer<typeof DownloadEvent>;
 export type StatusEvent = z.infer<typeof StatusEvent>;
 export type ApprovalRequiredEvent = z.infer<typeof ApprovalRequiredEvent>;
 export type ApprovalDecidedEvent = z.infer<typeof ApprovalDecidedEvent>;

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -10,6 +11,7 @@ import { eventually, startTestServer, type TestServer } from '../helpers/test-se
 import {
   launchUiBrowser,
   saveScreenshots,
+  screenshotPath,
   VIEWPORTS,
   UiPages,
   type Viewport,
@@ -298,6 +300,28 @@ describe('sessions and the live view', () => {
     await page.getByRole('button', { name: 'Go' }).click();
     await page.getByRole('button', { name: 'Switch to tab Colors' }).waitFor();
     await eventually(async () => (await address.inputValue()) === `${fixtures.url}/colors.html`);
+  });
+
+  it('lists what the computer downloaded, and saves a file for the person', async () => {
+    const page = await open(`#/computers/${computerId}`);
+    await page.getByLabel('Address').waitFor();
+    expect(await page.getByRole('group', { name: 'Downloads' }).count()).toBe(0);
+    const act = (action: string, body: Record<string, unknown>) =>
+      server.request('POST', `/computers/${computerId}/${action}`, body);
+    expect((await act('navigate', { url: `${fixtures.url}/downloads.html` })).body.status).toBe(
+      'success',
+    );
+    expect((await act('click', { x: 100, y: 40 })).body.status).toBe('success');
+    const save = page
+      .getByRole('group', { name: 'Downloads' })
+      .getByRole('button', { name: 'Save invoice.csv' });
+    await save.waitFor();
+    await page.screenshot({ path: screenshotPath('live-view-downloads.png') });
+    const [download] = await Promise.all([page.waitForEvent('download'), save.click()]);
+    expect(download.suggestedFilename()).toBe('invoice.csv');
+    expect(await readFile(await download.path())).toEqual(
+      await readFile(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv')),
+    );
   });
 
   it('selects the whole address at the click that brings a person in, as a browser does', async () => {

@@ -31,6 +31,8 @@ export const ROUTES = [
   'DELETE /computers/:id',
   'GET /computers/:id/status',
   'POST /computers/:id/keepalive',
+  'GET /computers/:id/downloads',
+  'GET /computers/:id/downloads/:name',
   ...ACTION_SEGMENTS.map((segment) => `POST /computers/:id/${segment}`),
   'GET /computers/:id/tabs',
   'POST /computers/:id/tabs',

@@ -233,7 +233,7 @@ describe('page', () => {
     const response = await act('navigate', { url: file });
     expect(response.body.status).toBe('error');
     expect(response.body.error_message).toBe(
-      `${file} started a download instead of loading a page; the tab stays where it was`,
+      `${file} started a download instead of loading a page; the file goes to the computer's downloads and the tab stays where it was`,
     );
     const html = await act('html', {});
     expect(html.body.result).toMatchObject({

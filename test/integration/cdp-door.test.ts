@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer, { TargetType } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,6 +193,38 @@ describe('the upgrade', () => {
     const response = await server.request('POST', '/computers', { kind: 'desktop', cdp: true });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: 'invalid_request', param: 'cdp' });
+  });
+});
+
+describe('downloads of a cdp computer', () => {
+  it("land in the computer's downloads, whatever folder the client names, and are listed", async () => {
+    const computer = await createCdp();
+    const browser = await puppeteer.connect({ browserWSEndpoint: computer.cdp_url! });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'benchtop-cdp-elsewhere-'));
+    try {
+      const page = await browser.newPage();
+      const session = await browser.target().createCDPSession();
+      await session.send('Browser.setDownloadBehavior', {
+        behavior: 'allow',
+        downloadPath: elsewhere,
+      });
+      await page.goto(`${fixtures.url}/downloads.html`);
+      await page.click('#invoice');
+      const [saved] = await eventually(async () => {
+        const listed = await server.request('GET', `/computers/${computer.id}/downloads`);
+        return listed.body.data.length > 0 && listed.body.data;
+      });
+      expect(saved).toMatchObject({ name: 'invoice.csv' });
+      const file = await server.request('GET', `/computers/${computer.id}/downloads/invoice.csv`);
+      expect(file.text).toBe(
+        readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv'), 'utf8'),
+      );
+      expect(readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      await browser.disconnect();
+      rmSync(elsewhere, { recursive: true, force: true });
+      await server.request('DELETE', `/computers/${computer.id}`);
+    }
   });
 });
 

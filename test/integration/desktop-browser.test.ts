@@ -215,7 +215,7 @@ describe('the browser of a desktop computer', () => {
     expect((await listTabs(id)).map((tab) => tab.url)).toEqual([url]);
   });
 
-  it('before any page is opened: no tabs, html says what to do, unknown tabs are 404', async () => {
+  it('before any page is opened: no tabs, html says what to do, unknown tabs are 404; no downloads list', async () => {
     const id = await create();
     const tabs = await server.request('GET', `/computers/${id}/tabs`);
     expect(tabs.status).toBe(200);
@@ -237,6 +237,9 @@ describe('the browser of a desktop computer', () => {
     const proxy = await post(id, 'change-proxy', { proxy_url: '' });
     expect(proxy.status).toBe(400);
     expect(proxy.body.message).toContain('browser computer');
+    const downloads = await server.request('GET', `/computers/${id}/downloads`);
+    expect(downloads.status).toBe(400);
+    expect(downloads.body.message).toContain('downloads are kept for browser computers only');
     expect(await browsersOn(displayOf(server, id))).toEqual([]);
   });
 

@@ -77,6 +77,8 @@ function describeEvent(event: ComputerEvent): string {
       return `navigation ${event.tab_id} ${event.url}`;
     case 'tab_refused':
       return `tab_refused ${event.url}`;
+    case 'download':
+      return `download ${event.state} ${event.name}`;
     case 'exec_output':
       return `exec_output ${event.request_id}`;
     case 'status':

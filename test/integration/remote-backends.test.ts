@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -441,6 +441,14 @@ async function everythingWorks(server: TestServer, backend: string): Promise<str
   expect(frame.metadata!.width).toBe(1280);
   screencast.close();
 
+  // A download reaches the computer's downloads on this machine.
+  await act(server, id, 'navigate', { url: `${fixtures.url}/invoice.csv` });
+  const [saved] = await eventually(async () => {
+    const listed = await server.request('GET', `/computers/${id}/downloads`);
+    return listed.body.data?.length > 0 && listed.body.data;
+  }, SLOW);
+  expect(saved).toMatchObject({ name: 'invoice.csv', size_bytes: INVOICE_BYTES });
+
   // Recording: the requests, the trace and the video, once it ended.
   expect((await server.request('DELETE', `/computers/${id}`)).status).toBe(204);
   const recording = await eventually(async () => {
@@ -458,6 +466,7 @@ async function everythingWorks(server: TestServer, backend: string): Promise<str
 }
 
 const SIGNED_IN = { cookie: 'alice', local: 'alice', idb: 'alice' };
+const INVOICE_BYTES = statSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv')).size;
 
 describe('a computer on a Playwright server', () => {
   it(

@@ -3,11 +3,15 @@ import {
   Computer,
   ComputerStatus,
   CreateComputerBody,
+  DownloadList,
   Environment,
   KeepaliveResult,
   ListComputersQuery,
 } from '../computers.js';
-import { empty, IdParams, json, route } from './route.js';
+import { binary, empty, Id, IdParams, json, route } from './route.js';
+
+/** A download by its listed name: only a listed name is ever served. */
+const DownloadParams = z.object({ id: Id, name: z.string().min(1).max(255) });
 
 const tag = 'computers';
 
@@ -65,6 +69,25 @@ export const COMPUTER_ROUTES = {
     params: IdParams,
     answer: json(KeepaliveResult),
     summary: 'Count as activity',
+    tag,
+  }),
+  'computers.downloads': route({
+    name: 'computers.downloads',
+    method: 'get',
+    path: '/computers/{id}/downloads',
+    params: IdParams,
+    answer: json(DownloadList),
+    summary:
+      'The files a running browser computer downloaded, oldest first (Benchtop extension; they go with the computer)',
+    tag,
+  }),
+  'computers.download': route({
+    name: 'computers.download',
+    method: 'get',
+    path: '/computers/{id}/downloads/{name}',
+    params: DownloadParams,
+    answer: binary('application/octet-stream'),
+    summary: 'One downloaded file, as an attachment (Benchtop extension)',
     tag,
   }),
   'environments.delete': route({

@@ -1,6 +1,6 @@
 import type { PageContext } from '../../../shared/actions.js';
 import type { ApprovalTarget } from '../../../shared/approvals.js';
-import type { ComputerKind } from '../../../shared/computers.js';
+import type { ComputerDownload, ComputerKind } from '../../../shared/computers.js';
 import sharp from 'sharp';
 import type { Action, ActionName, ActionOutcome, ActionRequest } from './action.js';
 
@@ -45,6 +45,13 @@ export type RequestOf<N extends ActionName> = Omit<ActionRequest, 'action'> & {
  * What every kind of computer does. Actions that work the same everywhere (wait, screenshot
  * storage, point_and_type, debug) are composed by the action runner from these.
  */
+/** The files a computer downloaded, by name. */
+export interface DownloadFolder {
+  list(): Promise<ComputerDownload[]>;
+  /** The file's path; a name not listed is a 404. */
+  path(name: string): Promise<string>;
+}
+
 export interface Operator<N extends ActionName = ActionName> {
   readonly kind: ComputerKind;
   /** The actions it performs: its driver's capabilities; others are refused before perform. */
@@ -60,6 +67,8 @@ export interface Operator<N extends ActionName = ActionName> {
     onFrame: FrameSink,
     onCursor: CursorSink,
   ): Promise<() => Promise<void>>;
+  /** Where its downloads are kept (browser computers). */
+  readonly downloads?: DownloadFolder;
   close(): Promise<void>;
 }
 

@@ -2,11 +2,12 @@ import type { ActionResult, BatchResult, ComputerAction } from '../../../shared/
 import type { Computer, ComputerStatus, CreateComputerBody } from '../../../shared/computers.js';
 import type { ActionRunner, Gate } from '../actions/action-runner.js';
 import { untilDecided } from '../approvals/approval-service.js';
-import { BenchtopError } from '../errors.js';
+import { BenchtopError, invalidRequest } from '../errors.js';
 import type { CommandRun } from '../shell/command-run.js';
 import type { CommandBody, ShellService } from '../shell/shell-service.js';
 import type { ComputerRegistry } from '../computers/computer-registry.js';
 import type { ComputerSession } from '../computers/computer-session.js';
+import type { DownloadFolder } from '../computers/operator.js';
 import { normalizeAction } from '../computers/normalize-action.js';
 
 export type ActOptions = {
@@ -85,6 +86,17 @@ export class ComputerService {
 
   delete(org: string, id: string): Promise<void> {
     return this.deps.registry.delete(org, id);
+  }
+
+  /** The files a running browser computer downloaded. */
+  downloads(org: string, id: string): DownloadFolder {
+    const { operator } = this.getRunning(org, id);
+    if (!operator.downloads) {
+      throw invalidRequest(
+        `${id} is a ${operator.kind} computer: downloads are kept for browser computers only (a desktop's own browser does not keep them)`,
+      );
+    }
+    return operator.downloads;
   }
 
   /** Counts as activity; when the idle timeout now runs out. */

@@ -1,5 +1,6 @@
 import type { Core } from '../../core/create-core.js';
 import type { Handlers } from '../register-routes.js';
+import { sendFile } from './send-file.js';
 
 export const computerHandlers = (
   core: Core,
@@ -11,6 +12,8 @@ export const computerHandlers = (
   | 'computers.delete'
   | 'computers.status'
   | 'computers.keepalive'
+  | 'computers.downloads'
+  | 'computers.download'
   | 'environments.delete'
 > => ({
   'computers.create': ({ body, principal }) => core.computers.create(principal.org, body),
@@ -23,6 +26,15 @@ export const computerHandlers = (
   'computers.status': ({ params, principal }) => core.computers.status(principal.org, params.id),
   'computers.keepalive': ({ params, principal }) =>
     core.computers.keepalive(principal.org, params.id),
+  'computers.downloads': async ({ params, principal }) => ({
+    data: await core.computers.downloads(principal.org, params.id).list(),
+  }),
+  'computers.download': async ({ params, principal, res }) => {
+    const path = await core.computers.downloads(principal.org, params.id).path(params.name);
+    // As bytes to save, never shown inline: a downloaded page must not run on Benchtop's origin.
+    res.set('x-content-type-options', 'nosniff');
+    await sendFile(res, path, 'application/octet-stream', params.name);
+  },
   'environments.delete': ({ params, principal }) =>
     core.environments.delete(principal.org, params.id),
 });

@@ -1,7 +1,7 @@
-import type { Response } from 'express';
 import { RECORDING_FILES } from '../../../shared/recordings.js';
 import type { Core } from '../../core/create-core.js';
 import type { Handlers } from '../register-routes.js';
+import { sendFile } from './send-file.js';
 
 type RecordingRouteName =
   | 'recordings.list'
@@ -12,26 +12,6 @@ type RecordingRouteName =
   | 'recordings.trace'
   | 'recordings.events'
   | 'tasks.bundle';
-
-/**
- * Sends a file (Range requests answered, so a video can seek) and resolves once it is sent. The
- * path is the recorder's own, under the data dir, which is often inside a dot folder
- * (~/.config/benchtop): Express would answer 404 for such a path by default.
- */
-function sendFile(res: Response, path: string, contentType: string, download?: string) {
-  return new Promise<void>((resolve, reject) => {
-    if (download) res.attachment(download);
-    res.sendFile(
-      path,
-      { headers: { 'content-type': contentType }, cacheControl: false, dotfiles: 'allow' },
-      (error) => {
-        // A client that went away mid-file is not an error of ours.
-        if (error && !res.headersSent) reject(error);
-        else resolve();
-      },
-    );
-  });
-}
 
 /** docs/API.md §13: recordings, their files, and task bundles. */
 export const recordingHandlers = (core: Core): Pick<Handlers, RecordingRouteName> => ({

@@ -29,6 +29,7 @@ export const queryKeys = {
   computer: (id: string) => ['computers', 'one', id] as const,
   environments: ['environments'] as const,
   tabs: (computerId: string) => ['tabs', computerId] as const,
+  downloads: (computerId: string) => ['downloads', computerId] as const,
   tasks: ['tasks'] as const,
   taskList: (filter: TaskFilter) => ['tasks', 'list', filter] as const,
   task: (id: string) => ['tasks', 'one', id] as const,
@@ -71,6 +72,14 @@ const POLL_MS = {
   attention: 1000,
   approvals: 1000,
 };
+
+/** A browser computer's downloads: read again when its events announce one, not polled. */
+export const downloadsQuery = (api: ApiClient, computerId: string) =>
+  queryOptions({
+    queryKey: queryKeys.downloads(computerId),
+    queryFn: async ({ signal }) =>
+      (await api.call('computers.downloads', { params: { id: computerId }, signal })).data,
+  });
 
 export const computersQuery = (api: ApiClient) =>
   queryOptions({

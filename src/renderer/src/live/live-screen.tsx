@@ -10,6 +10,7 @@ import { clock, endedBecause, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { useNow } from '../hooks/use-now.js';
 import { showsBackends } from '../sessions/backends-line.js';
+import { ComputerDownloads } from './computer-downloads.js';
 import { DriverBanner } from './driver-banner.js';
 import { LiveView } from './live-view.js';
 import { TabStrip } from './tab-strip.js';
@@ -76,6 +77,9 @@ export function LiveScreen({ computerId }: { computerId: string }) {
             <TabStrip computerId={computerId} beforeAction={takeOver} />
           )}
           <LiveView computer={current} beforeAction={takeOver} />
+          {current.kind === 'browser' && (
+            <ComputerDownloads computerId={computerId} onError={setError} />
+          )}
         </>
       )}
     </section>
@@ -132,8 +136,8 @@ function ComputerFacts({ computer, driven }: { computer: Computer; driven: boole
 }
 
 /**
- * Follows the computer's events: tab and navigation events list the tabs again, a status event
- * reloads the computer so the screen shows it ended.
+ * Follows the computer's events: tab and navigation events list the tabs again, a download lists
+ * the downloads again, a status event reloads the computer so the screen shows it ended.
  */
 function useComputerEvents(computerId: string): void {
   const api = useApi();
@@ -148,6 +152,9 @@ function useComputerEvents(computerId: string): void {
       for await (const { data } of events) {
         if (data.type === 'tab' || data.type === 'navigation') {
           void queryClient.invalidateQueries({ queryKey: queryKeys.tabs(computerId) });
+        }
+        if (data.type === 'download') {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.downloads(computerId) });
         }
         if (data.type === 'status') {
           void queryClient.invalidateQueries({ queryKey: queryKeys.computers });

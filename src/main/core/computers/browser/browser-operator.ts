@@ -17,6 +17,7 @@ import {
 } from '../operator.js';
 import { Activity } from '../activity.js';
 import type { RecordingSink } from '../drivers/driver.js';
+import { BrowserDownloads, type DownloadActivity } from './browser-downloads.js';
 import { BrowserRecording, type OpenedSession } from './browser-recording.js';
 import { startBrowserCapture } from './browser-screencast.js';
 import { firstLine, type ContextSource, type FreshContext } from './browser-host.js';
@@ -74,8 +75,13 @@ export type BrowserOperatorOptions = {
   maxTabs: () => number;
   /** Called once when the context goes away without close() (browser crash or kill). */
   onCrash: () => void;
-  /** Tabs opened, closed and switched, and main-frame navigations, for the computer's events. */
-  report?: (activity: TabActivity) => void;
+  /**
+   * Tabs opened, closed and switched, main-frame navigations and downloads, for the computer's
+   * events.
+   */
+  report?: (activity: TabActivity | DownloadActivity) => void;
+  /** The computer's own folder its downloads are saved in. */
+  downloadsDir: string;
   /** Set when the computer is recorded: its requests, console and trace go there. */
   recording?: RecordingSink;
   /** Frees what the computer held besides its context (a remote browser's session), once. */
@@ -95,13 +101,20 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
   /** The first page's network session, opened in the warm pool, until the recording takes it. */
   private opened: OpenedSession | undefined;
   private closing = false;
+  readonly downloads: BrowserDownloads;
 
   constructor(
     fresh: FreshContext,
     private readonly options: BrowserOperatorOptions,
   ) {
+    this.downloads = new BrowserDownloads(options.downloadsDir, (activity) =>
+      this.options.report?.(activity),
+    );
     this.tabs = new BrowserTabs(
-      (page) => this.fitViewport(page),
+      (page, id) => {
+        this.fitViewport(page);
+        this.downloads.watch(page, id);
+      },
       (activity) => this.options.report?.(activity),
       options.maxTabs,
     );
@@ -409,6 +422,7 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     this.closing = true;
     // Ended while the context is there to end its trace (and with the tabs known for the HAR).
     await this.recording?.stop();
+    await this.downloads.stop();
     this.tabs.clear();
     // A remote browser whose machine went silent never answers the close: it is not waited for
     // longer than REMOTE_CLOSE_MS (its backend's loss ends it there anyway).

@@ -46,7 +46,7 @@ export class BrowserTabs {
   private main: string | undefined;
 
   constructor(
-    private readonly onOpen: (page: Page) => void,
+    private readonly onOpen: (page: Page, id: string) => void,
     private readonly report: (activity: TabActivity) => void = () => {},
     /** Read at each opening, so a changed limits.max_tabs applies to a running computer. */
     private readonly maxTabs: () => number = () => Infinity,
@@ -104,7 +104,7 @@ export class BrowserTabs {
       if (frame === page.mainFrame() && this.pages.get(id) === page)
         this.report({ type: 'navigation', tab_id: id, url: frame.url() });
     });
-    this.onOpen(page);
+    this.onOpen(page, id);
     return id;
   }
 
@@ -272,7 +272,7 @@ export async function loadNewTab(
 function failedLoad(message: string, url: string): string {
   const reason = message.replace(/^page\.goto: /, '');
   if (reason.startsWith('Download is starting')) {
-    return `${url} started a download instead of loading a page; the tab stays where it was`;
+    return `${url} started a download instead of loading a page; the file goes to the computer's downloads and the tab stays where it was`;
   }
   return reason;
 }

@@ -138,6 +138,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       onCrash: lost,
       report: context.report,
       recording: context.recording,
+      downloadsDir: downloadsDirOf(context),
       // The slot last: a backend taken out of settings closes its connections once its last
       // computer lets go, which must come after that computer's own clean-up there.
       release: async () => {
@@ -175,6 +176,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       onCrash: context.onCrash,
       report: context.report,
       recording: context.recording,
+      downloadsDir: downloadsDirOf(context),
       release: () => Promise.resolve(placement.release()),
     });
     await operator.startRecording();
@@ -197,7 +199,7 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
       join(context.privateDir, 'chromium'),
       { ...contextOptions, storageState },
     );
-    const downloadsDir = join(context.privateDir, 'downloads');
+    const downloadsDir = downloadsDirOf(context);
     await mkdir(downloadsDir, { recursive: true, mode: 0o700 });
     return { fresh, access: { token: newCdpToken(), browserUrl, downloadsDir } };
   }
@@ -212,6 +214,11 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     if (proxy) options.proxy = proxy;
     return options;
   }
+}
+
+/** Where a computer's downloads are kept: its own folder, removed when it ends. */
+function downloadsDirOf(context: StartContext): string {
+  return join(context.privateDir, 'downloads');
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Operator } from '../operator.js';
 /** Tabs opened, closed and switched, and navigations: what a computer reports as it runs. */
 export type ComputerActivity = Extract<
   ComputerEventInput,
-  { type: 'tab' | 'tab_refused' | 'navigation' }
+  { type: 'tab' | 'tab_refused' | 'navigation' | 'download' }
 >;
 
 /**

@@ -1,0 +1,134 @@
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Download, Page } from 'playwright-core';
+import type { ComputerDownload } from '../../../../shared/computers.js';
+import { CONTROL_CHARACTERS } from '../../../../shared/stealth.js';
+import type { ComputerEventInput } from '../../events/computer-events.js';
+import { notFound } from '../../errors.js';
+import { firstLine } from './browser-host.js';
+
+export type DownloadActivity = Extract<ComputerEventInput, { type: 'download' }>;
+
+/** Longest name kept of what the site suggests; the extension survives the cut. */
+const MAX_NAME = 120;
+
+/**
+ * What a browser computer downloads (a link, a navigate to a file, a CDP client's page), kept in
+ * the computer's own folder under the name the site suggested, while the computer runs. A file
+ * is listed once it is whole: it is written as a hidden `.part` first (a CDP client that sets its
+ * own download behaviour has Chromium write there directly, as `.crdownload` until done).
+ */
+export class BrowserDownloads {
+  /** Names saved or being saved, so two downloads of report.csv keep both. */
+  private readonly taken = new Set<string>();
+  private readonly pending = new Set<{ download: Download; saved: Promise<void> }>();
+  private stopped = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly report: (activity: DownloadActivity) => void,
+  ) {}
+
+  /** Saves what the page downloads from now on. */
+  watch(page: Page, tabId: string): void {
+    page.on('download', (download) => {
+      if (this.stopped) return void download.cancel().catch(() => {});
+      const entry = { download, saved: this.save(download, tabId) };
+      this.pending.add(entry);
+      void entry.saved.finally(() => this.pending.delete(entry));
+    });
+  }
+
+  /** Whole files, oldest first. */
+  async list(): Promise<ComputerDownload[]> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const files = await Promise.all(
+      names
+        // Chromium's own .crdownload: a CDP client's download still being written.
+        .filter((name) => !name.startsWith('.') && !name.endsWith('.crdownload'))
+        .map(async (name) => {
+          const info = await stat(join(this.dir, name)).catch(() => undefined);
+          return info?.isFile()
+            ? { name, size_bytes: info.size, created_at: info.mtime.toISOString() }
+            : undefined;
+        }),
+    );
+    return files
+      .filter((file): file is ComputerDownload => file !== undefined)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name));
+  }
+
+  /** The path of one listed file; a name that is not one is a 404 naming what there is. */
+  async path(name: string): Promise<string> {
+    const files = await this.list();
+    if (files.some((file) => file.name === name)) return join(this.dir, name);
+    const known = files.length ? files.map((file) => file.name).join(', ') : 'none yet';
+    throw notFound(`this computer downloaded no file named "${name}" (downloads: ${known})`);
+  }
+
+  /** Cancels downloads under way (a computer ending), and waits for them to let go. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const pending = [...this.pending];
+    await Promise.all(pending.map(({ download }) => download.cancel().catch(() => {})));
+    await Promise.allSettled(pending.map(({ saved }) => saved));
+  }
+
+  private async save(download: Download, tabId: string): Promise<void> {
+    const name = await this.freeName(safeName(download.suggestedFilename()));
+    const partial = join(this.dir, `.${name}.part`);
+    const event = { type: 'download' as const, tab_id: tabId, name, url: download.url() };
+    this.report({ ...event, state: 'started', size_bytes: null, error: null });
+    try {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await download.saveAs(partial);
+      if (this.stopped) throw new Error('the computer ended before the download finished');
+      await rename(partial, join(this.dir, name));
+      const { size } = await stat(join(this.dir, name));
+      this.report({ ...event, state: 'saved', size_bytes: size, error: null });
+    } catch (error) {
+      this.taken.delete(name);
+      await rm(partial, { force: true }).catch(() => {});
+      const failure = await download.failure().catch(() => null);
+      this.report({
+        ...event,
+        state: 'failed',
+        size_bytes: null,
+        error: failure ?? firstLine(error),
+      });
+    }
+  }
+
+  /** `name`, else `name (1).ext`, `name (2).ext`… not yet taken here or on disk. */
+  private async freeName(name: string): Promise<string> {
+    const onDisk = new Set(await readdir(this.dir).catch(() => [] as string[]));
+    const dot = name.lastIndexOf('.');
+    const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+    for (let n = 0; ; n++) {
+      const candidate = n === 0 ? name : `${stem} (${n})${extension}`;
+      if (!this.taken.has(candidate) && !onDisk.has(candidate)) {
+        this.taken.add(candidate);
+        return candidate;
+      }
+    }
+  }
+}
+
+/**
+ * A file name of this folder from what a site suggests: no folders, no control characters, no
+ * leading dot (hidden files are the ones still being written), not too long; "download" when
+ * nothing is left.
+ */
+export function safeName(suggested: string): string {
+  const base = suggested.split(/[/\\]/).pop() ?? '';
+  let name = base
+    .replace(new RegExp(CONTROL_CHARACTERS.source, 'g'), '')
+    .trim()
+    .replace(/^\.+/, '');
+  if (name.length > MAX_NAME) {
+    const dot = name.lastIndexOf('.');
+    const extension = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
+    name = name.slice(0, MAX_NAME - extension.length) + extension;
+  }
+  return name || 'download';
+}
