@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
-import { ComputerKind } from './computers.js';
+import { ComputerDownload, ComputerKind } from './computers.js';
 import { ComputerEvent } from './events.js';
 
 /** The flight recorder (docs/API.md §13): what every computer leaves behind. */
@@ -38,6 +38,11 @@ export const Recording = z
     duration_ms: z.number().int().min(0).nullable(),
     size_bytes: z.number().int().min(0),
     files: z.array(RecordingFile),
+    downloads: z
+      .array(ComputerDownload)
+      .describe(
+        'What the browser computer downloaded, kept with its recording (GET /computers/{id}/downloads/{name}).',
+      ),
     task_ids: z
       .array(z.string())
       .describe('Agent tasks that ran on the computer while it was recorded (their bundles).'),

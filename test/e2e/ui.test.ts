@@ -122,6 +122,20 @@ async function pageShows(computerId: string, check: (state: FixtureState) => boo
   return last!;
 }
 
+/** Waits for the page's Downloads to offer invoice.csv, saves it, and checks the bytes saved. */
+async function savesTheInvoice(page: Page, screenshot: string): Promise<void> {
+  const save = page
+    .getByRole('group', { name: 'Downloads' })
+    .getByRole('button', { name: 'Save invoice.csv' });
+  await save.waitFor();
+  await page.screenshot({ path: screenshotPath(screenshot) });
+  const [download] = await Promise.all([page.waitForEvent('download'), save.click()]);
+  expect(download.suggestedFilename()).toBe('invoice.csv');
+  expect(await readFile(await download.path())).toEqual(
+    await readFile(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv')),
+  );
+}
+
 async function computerIdOf(page: Page): Promise<string> {
   await page.waitForURL(/#\/computers\/comp_/);
   return decodeURIComponent(/#\/computers\/([^/]+)/.exec(page.url())![1]!);
@@ -312,16 +326,7 @@ describe('sessions and the live view', () => {
       'success',
     );
     expect((await act('click', { x: 100, y: 40 })).body.status).toBe('success');
-    const save = page
-      .getByRole('group', { name: 'Downloads' })
-      .getByRole('button', { name: 'Save invoice.csv' });
-    await save.waitFor();
-    await page.screenshot({ path: screenshotPath('live-view-downloads.png') });
-    const [download] = await Promise.all([page.waitForEvent('download'), save.click()]);
-    expect(download.suggestedFilename()).toBe('invoice.csv');
-    expect(await readFile(await download.path())).toEqual(
-      await readFile(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv')),
-    );
+    await savesTheInvoice(page, 'live-view-downloads.png');
   });
 
   it('selects the whole address at the click that brings a person in, as a browser does', async () => {
@@ -444,6 +449,11 @@ describe('sessions and the live view', () => {
     await page.locator(`tr[data-computer-id="${computerId}"]`).waitFor({ state: 'detached' });
     const after = await server.request('GET', `/computers/${computerId}`);
     expect(after.body).toMatchObject({ status: 'terminated', termination_reason: 'deleted' });
+  });
+
+  it('keeps what the ended computer downloaded on its recording page', async () => {
+    const page = await open(`#/recordings/${computerId}`);
+    await savesTheInvoice(page, 'recording-downloads.png');
   });
 });
 

@@ -133,6 +133,7 @@ export async function makeFixture(steps: number, missing?: number): Promise<Fixt
     duration_ms: Date.parse(last) - T0,
     size_bytes: 0,
     files: [],
+    downloads: [],
     task_ids: [TASK],
   };
   const scrubber = new SecretScrubber(() => [SECRET]);

@@ -9,7 +9,7 @@ import { eventually, startTestServer, type TestServer } from '../helpers/test-se
 
 /**
  * What a browser computer downloads is kept in its own folder while it runs: listed, served as an
- * attachment, announced on its events stream, and gone with the computer.
+ * attachment, announced on its events stream; after its end, its recording keeps them.
  */
 
 let server: TestServer;
@@ -138,7 +138,7 @@ describe('downloads of a browser computer', () => {
     await server.request('DELETE', `/computers/${id}`);
   });
 
-  it('is no place of another organization, nor of a computer that ended', async () => {
+  it('is no place of another organization', async () => {
     const id = await browser();
     await act(id, 'navigate', { url: `${fixtures.url}/invoice.csv` });
     await eventually(async () => (await listed(id)).length === 1, 10_000);
@@ -147,9 +147,38 @@ describe('downloads of a browser computer', () => {
       expect((await server.request('GET', path, undefined, { key: other })).status, path).toBe(404);
     }
     await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('outlives the computer in its recording, until the recording is deleted', async () => {
+    const id = await browser();
+    await act(id, 'navigate', { url: `${fixtures.url}/invoice.csv` });
+    await eventually(async () => (await listed(id)).length === 1, 10_000);
+    await server.request('DELETE', `/computers/${id}`);
+    expect(existsSync(join(server.dataDir, 'computers', id))).toBe(false);
+
+    expect(await listed(id)).toEqual([expect.objectContaining({ name: 'invoice.csv' })]);
+    const file = await server.request('GET', `/computers/${id}/downloads/invoice.csv`);
+    expect(Buffer.from(file.text)).toEqual(INVOICE);
+    const recording = await server.request('GET', `/computers/${id}/recording`);
+    expect(recording.body.downloads).toEqual([
+      expect.objectContaining({ name: 'invoice.csv', size_bytes: INVOICE.length }),
+    ]);
+
+    expect((await server.request('DELETE', `/computers/${id}/recording`)).status).toBe(204);
     const gone = await server.request('GET', `/computers/${id}/downloads`);
     expect(gone.status).toBe(404);
-    expect(gone.body.message).toContain('deleted');
+    expect(gone.body.message).toContain('has ended (deleted');
+  });
+
+  it('goes with a computer that is not recorded', async () => {
+    const created = await server.request('POST', '/computers', { recording: false });
+    const id = created.body.id as string;
+    await act(id, 'navigate', { url: `${fixtures.url}/invoice.csv` });
+    await eventually(async () => (await listed(id)).length === 1, 10_000);
+    await server.request('DELETE', `/computers/${id}`);
+    const gone = await server.request('GET', `/computers/${id}/downloads`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.message).toContain('has ended (deleted');
     expect(existsSync(join(server.dataDir, 'computers', id))).toBe(false);
   });
 
@@ -170,7 +199,8 @@ describe('downloads of a browser computer', () => {
     expect(deleted.status).toBe(204);
     expect(existsSync(join(server.dataDir, 'computers', id))).toBe(false);
     events.close();
-    // Nothing of it is left: no listing, no file, no folder.
-    expect((await server.request('GET', `/computers/${id}/downloads`)).status).toBe(404);
+    // Nothing of it is left, in the computer's folder or in its recording.
+    expect(await listed(id)).toEqual([]);
+    expect(existsSync(join(server.dataDir, 'recordings', id, 'downloads'))).toBe(false);
   });
 });

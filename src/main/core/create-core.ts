@@ -176,6 +176,7 @@ export async function createCore(options: CoreOptions) {
     shell,
     baseUrl: () => baseUrl,
     gate: approvals,
+    recordedDownloads: (org, id) => recorder.downloadsOf(org, id),
   });
   const storage = new OrgStorage(database, () => settings().limits);
   // Read through getters: each image request sees the limits and hosts as they are now.

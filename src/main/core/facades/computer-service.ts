@@ -44,6 +44,8 @@ export type ServiceDeps = {
   baseUrl: () => string;
   /** Policies checked before a shell command starts. */
   gate?: Gate;
+  /** The downloads a computer's recording kept, for after it ended. */
+  recordedDownloads?: (org: string, id: string) => DownloadFolder | undefined;
 };
 
 /**
@@ -88,9 +90,20 @@ export class ComputerService {
     return this.deps.registry.delete(org, id);
   }
 
-  /** The files a running browser computer downloaded. */
+  /**
+   * What a browser computer downloaded: the running computer's own folder, else what its
+   * recording kept (the files outlive the computer as long as its recording does).
+   */
   downloads(org: string, id: string): DownloadFolder {
-    const { operator } = this.getRunning(org, id);
+    let session: ComputerSession;
+    try {
+      session = this.getRunning(org, id);
+    } catch (error) {
+      const kept = this.deps.recordedDownloads?.(org, id);
+      if (kept) return kept;
+      throw error;
+    }
+    const { operator } = session;
     if (!operator.downloads) {
       throw invalidRequest(
         `${id} is a ${operator.kind} computer: downloads are kept for browser computers only (a desktop's own browser does not keep them)`,

@@ -11,7 +11,9 @@ import {
   type RecordedEvent,
 } from '../../../shared/recordings.js';
 import type { Settings } from '../config.js';
-import type { RecordingSink } from '../computers/drivers/driver.js';
+import { RECORDED_DOWNLOADS, type RecordingSink } from '../computers/drivers/driver.js';
+import { DownloadDir } from '../computers/download-dir.js';
+import type { DownloadFolder } from '../computers/operator.js';
 import { invalidRequest, notFound } from '../errors.js';
 import type { ScreencastHub, Watched } from '../screencast/screencast-hub.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from '../store/private-files.js';
@@ -430,6 +432,21 @@ export class Recorder {
     return Promise.all(rows.map((row) => this.viewOf(row)));
   }
 
+  /**
+   * The downloads kept with a browser computer's recording, for after the computer ended;
+   * undefined when there is no such recording (none, deleted, dropped, or a desktop's).
+   */
+  downloadsOf(org: string, computerId: string): DownloadFolder | undefined {
+    const row = this.deps.store.get(org, computerId);
+    return row && this.downloads(row);
+  }
+
+  private downloads(row: RecordingRow): DownloadDir | undefined {
+    if (row.kind !== 'browser' || row.status === 'none' || row.status === 'dropped')
+      return undefined;
+    return new DownloadDir(join(this.dirOf(row.computer_id), RECORDED_DOWNLOADS));
+  }
+
   /** The path of a recorded file, or a 404 that says why there is none. */
   async file(
     org: string,
@@ -598,6 +615,7 @@ export class Recorder {
       // Being written: what is on disk now.
       size_bytes: active ? files.reduce((sum, file) => sum + file.size_bytes, 0) : row.size_bytes,
       files,
+      downloads: (await this.downloads(row)?.list()) ?? [],
       task_ids: this.deps.store.tasks(row.computer_id),
     };
   }

@@ -1,12 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../api/api-context.js';
 import { downloadsQuery } from '../api/queries.js';
-import { AsyncButton } from '../components/async-button.js';
-import { fileSize, saveFile } from '../recordings/files.js';
+import { SavedDownloads } from '../recordings/downloads.js';
 
 /**
- * The files a browser computer downloaded (a link the agent clicked, a page's export), each
- * saved here with a click. Shown once there is one; they go when the computer ends.
+ * What a running browser computer downloaded (a link the agent clicked, a page's export), listed
+ * again as its events announce each one.
  */
 export function ComputerDownloads({
   computerId,
@@ -17,30 +16,14 @@ export function ComputerDownloads({
 }) {
   const api = useApi();
   const files = useQuery(downloadsQuery(api, computerId)).data ?? [];
-  if (files.length === 0) return null;
   return (
-    <div className="download-group computer-downloads" role="group" aria-label="Downloads">
-      <span className="download-label" title="They go when the computer ends">
-        Downloads
-      </span>
-      {files.map((file) => (
-        <AsyncButton
-          key={file.name}
-          className="secondary"
-          aria-label={`Save ${file.name}`}
-          onClick={async () => {
-            const params = { id: computerId, name: file.name };
-            saveFile(
-              await api.call('computers.download', { params }),
-              file.name,
-              'application/octet-stream',
-            );
-          }}
-          onError={onError}
-        >
-          {file.name} <span className="muted">{fileSize(file.size_bytes)}</span>
-        </AsyncButton>
-      ))}
+    <div className="computer-downloads">
+      <SavedDownloads
+        computerId={computerId}
+        files={files}
+        title="Kept with its recording after it ends (if it is recorded)"
+        onError={onError}
+      />
     </div>
   );
 }

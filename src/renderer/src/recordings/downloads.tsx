@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../../shared/client/api-client.js';
+import type { ComputerDownload } from '../../../shared/computers.js';
 import {
   RECORDING_FILES,
   type Recording,
@@ -54,6 +55,12 @@ export function RecordingDownloads({ recording, onError }: { recording: Recordin
           );
         })}
       </div>
+      <SavedDownloads
+        computerId={id}
+        files={recording.downloads}
+        title="What the computer downloaded, kept with its recording"
+        onError={onError}
+      />
       {recording.task_ids.length > 0 && (
         <div className="download-group" role="group" aria-label="Task bundles">
           <span className="download-label">Task bundles</span>
@@ -65,6 +72,42 @@ export function RecordingDownloads({ recording, onError }: { recording: Recordin
           ))}
         </div>
       )}
+    </div>
+  );
+}
+
+/**
+ * The files a browser computer downloaded, each saved here with a click; nothing when there are
+ * none.
+ */
+export function SavedDownloads({
+  computerId,
+  files,
+  title,
+  onError,
+}: { computerId: string; files: ComputerDownload[]; title: string } & ErrorProps) {
+  const api = useApi();
+  if (files.length === 0) return null;
+  const save = async (name: string) => {
+    const bytes = await api.call('computers.download', { params: { id: computerId, name } });
+    saveFile(bytes, name, 'application/octet-stream');
+  };
+  return (
+    <div className="download-group" role="group" aria-label="Downloads">
+      <span className="download-label" title={title}>
+        Downloads
+      </span>
+      {files.map((file) => (
+        <AsyncButton
+          key={file.name}
+          className="secondary"
+          aria-label={`Save ${file.name}`}
+          onClick={() => save(file.name)}
+          onError={onError}
+        >
+          {file.name} <span className="muted">{fileSize(file.size_bytes)}</span>
+        </AsyncButton>
+      ))}
     </div>
   );
 }

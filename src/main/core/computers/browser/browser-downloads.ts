@@ -1,10 +1,9 @@
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Download, Page } from 'playwright-core';
-import type { ComputerDownload } from '../../../../shared/computers.js';
 import { CONTROL_CHARACTERS } from '../../../../shared/stealth.js';
 import type { ComputerEventInput } from '../../events/computer-events.js';
-import { notFound } from '../../errors.js';
+import { DownloadDir } from '../download-dir.js';
 import { firstLine } from './browser-host.js';
 
 export type DownloadActivity = Extract<ComputerEventInput, { type: 'download' }>;
@@ -14,20 +13,24 @@ const MAX_NAME = 120;
 
 /**
  * What a browser computer downloads (a link, a navigate to a file, a CDP client's page), kept in
- * the computer's own folder under the name the site suggested, while the computer runs. A file
- * is listed once it is whole: it is written as a hidden `.part` first (a CDP client that sets its
- * own download behaviour has Chromium write there directly, as `.crdownload` until done).
+ * the computer's own folder under the name the site suggested, while the computer runs, and in
+ * its recording (`keepIn`) for after. A file is listed once it is whole: it is written as a
+ * hidden `.part` first.
  */
-export class BrowserDownloads {
+export class BrowserDownloads extends DownloadDir {
   /** Names saved or being saved, so two downloads of report.csv keep both. */
   private readonly taken = new Set<string>();
   private readonly pending = new Set<{ download: Download; saved: Promise<void> }>();
   private stopped = false;
 
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly report: (activity: DownloadActivity) => void,
-  ) {}
+    /** The recording's downloads folder, when the computer is recorded. */
+    private readonly keepIn?: string,
+  ) {
+    super(dir);
+  }
 
   /** Saves what the page downloads from now on. */
   watch(page: Page, tabId: string): void {
@@ -37,33 +40,6 @@ export class BrowserDownloads {
       this.pending.add(entry);
       void entry.saved.finally(() => this.pending.delete(entry));
     });
-  }
-
-  /** Whole files, oldest first. */
-  async list(): Promise<ComputerDownload[]> {
-    const names = await readdir(this.dir).catch(() => [] as string[]);
-    const files = await Promise.all(
-      names
-        // Chromium's own .crdownload: a CDP client's download still being written.
-        .filter((name) => !name.startsWith('.') && !name.endsWith('.crdownload'))
-        .map(async (name) => {
-          const info = await stat(join(this.dir, name)).catch(() => undefined);
-          return info?.isFile()
-            ? { name, size_bytes: info.size, created_at: info.mtime.toISOString() }
-            : undefined;
-        }),
-    );
-    return files
-      .filter((file): file is ComputerDownload => file !== undefined)
-      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name));
-  }
-
-  /** The path of one listed file; a name that is not one is a 404 naming what there is. */
-  async path(name: string): Promise<string> {
-    const files = await this.list();
-    if (files.some((file) => file.name === name)) return join(this.dir, name);
-    const known = files.length ? files.map((file) => file.name).join(', ') : 'none yet';
-    throw notFound(`this computer downloaded no file named "${name}" (downloads: ${known})`);
   }
 
   /** Cancels downloads under way (a computer ending), and waits for them to let go. */
@@ -85,6 +61,7 @@ export class BrowserDownloads {
       if (this.stopped) throw new Error('the computer ended before the download finished');
       await rename(partial, join(this.dir, name));
       const { size } = await stat(join(this.dir, name));
+      await this.keep(name);
       this.report({ ...event, state: 'saved', size_bytes: size, error: null });
     } catch (error) {
       this.taken.delete(name);
@@ -97,6 +74,20 @@ export class BrowserDownloads {
         error: failure ?? firstLine(error),
       });
     }
+  }
+
+  /**
+   * A copy in the recording, so the file outlives the computer: a hard link (the same disk, no
+   * bytes copied), else a copy. A recording that cannot take it does not fail the download.
+   */
+  private async keep(name: string): Promise<void> {
+    if (!this.keepIn) return;
+    const kept = join(this.keepIn, name);
+    await mkdir(this.keepIn, { recursive: true, mode: 0o700 })
+      .then(() =>
+        link(join(this.dir, name), kept).catch(() => copyFile(join(this.dir, name), kept)),
+      )
+      .catch(() => {});
   }
 
   /** `name`, else `name (1).ext`, `name (2).ext`… not yet taken here or on disk. */

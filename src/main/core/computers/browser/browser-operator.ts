@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { readTarget } from './page-target.js';
 import type { BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import type { PageContext } from '../../../../shared/actions.js';
@@ -16,7 +17,7 @@ import {
   type PageLook,
 } from '../operator.js';
 import { Activity } from '../activity.js';
-import type { RecordingSink } from '../drivers/driver.js';
+import { RECORDED_DOWNLOADS, type RecordingSink } from '../drivers/driver.js';
 import { BrowserDownloads, type DownloadActivity } from './browser-downloads.js';
 import { BrowserRecording, type OpenedSession } from './browser-recording.js';
 import { startBrowserCapture } from './browser-screencast.js';
@@ -107,8 +108,10 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     fresh: FreshContext,
     private readonly options: BrowserOperatorOptions,
   ) {
-    this.downloads = new BrowserDownloads(options.downloadsDir, (activity) =>
-      this.options.report?.(activity),
+    this.downloads = new BrowserDownloads(
+      options.downloadsDir,
+      (activity) => this.options.report?.(activity),
+      options.recording && join(options.recording.dir, RECORDED_DOWNLOADS),
     );
     this.tabs = new BrowserTabs(
       (page, id) => {

@@ -14,6 +14,9 @@ export type ComputerActivity = Extract<
   { type: 'tab' | 'tab_refused' | 'navigation' | 'download' }
 >;
 
+/** The folder of a recording where a browser computer's downloads are kept for after its end. */
+export const RECORDED_DOWNLOADS = 'downloads';
+
 /**
  * Where a recorded computer's driver writes what only it can see (docs/API.md §13): a browser's
  * requests (HAR), console messages and Playwright trace. The recorder owns the folder.
