@@ -125,8 +125,14 @@ describe('a failure that may pass is tried again', () => {
       [429, { 'retry-after': '0.02' }, error('Rate limit reached')],
       ok,
     );
-    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    const logged: string[] = [];
+    const told = { ...endpoint, log: (line: string) => logged.push(line) };
+    expect(await postJson(told, {}, signal)).toEqual({ answer: 42 });
     expect(seen.requests).toBe(3);
+    expect(logged).toEqual([
+      'the fake answered HTTP 429: Rate limit reached; trying again in 30 ms (try 2 of 3)',
+      'the fake answered HTTP 429: Rate limit reached; trying again in 20 ms (try 3 of 3)',
+    ]);
   });
 
   it('tries an overloaded or failing server again after its own backoff, then answers', async () => {

@@ -97,7 +97,7 @@ export async function createCore(options: CoreOptions) {
   const policy = new OrganizationPolicy(settings, join(dataDir, 'computers'));
   await policy.init();
   const database = openDatabase(join(dataDir, 'benchtop.sqlite'));
-  const models = new ModelRegistry(() => settings().models);
+  const models = new ModelRegistry(() => settings().models, process.env, log);
   const screencasts = new ScreencastHub();
   const vault = new SecretVault(database, options.secretCipher ?? keyFileCipher(dataDir));
   // Secrets are read at each use: a key set in settings a moment ago is scrubbed too.

@@ -125,6 +125,8 @@ export type ProviderContext = {
   timeoutMs: number;
   /** Tries after a transient failure: `max_retries`, default DEFAULT_MODEL_RETRIES (settings). */
   retries: number;
+  /** Benchtop's log: a call tried again says why and when. */
+  log?: (message: string) => void;
 };
 
 /** One model backend. Errors are ModelError, with a message a person can act on. */

@@ -48,6 +48,8 @@ export class ModelRegistry {
   constructor(
     private readonly models: () => Readonly<Settings['models']>,
     private readonly env: Env = process.env,
+    /** Where a model call tried again says so (Benchtop's log). */
+    private readonly log: (message: string) => void = () => {},
   ) {}
 
   private get settings(): Readonly<Settings['models']> {
@@ -141,6 +143,7 @@ export class ModelRegistry {
         : `set models.providers.${name}.api_key_env to the variable holding the key`,
       timeoutMs: config.timeout_ms ?? DEFAULT_MODEL_TIMEOUT_MS,
       retries: config.max_retries ?? DEFAULT_MODEL_RETRIES,
+      log: this.log,
     };
   }
 }

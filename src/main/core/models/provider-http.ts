@@ -12,6 +12,8 @@ export type ProviderEndpoint = {
   timeoutMs: number;
   /** Tries after the first, for failures worth trying again (a rate limit, an overload). */
   retries: number;
+  /** Told of each try again: what failed and how long the wait is (no secret in it). */
+  log?: (message: string) => void;
   /** Secrets that must never appear in a message (the API key). */
   secrets: string[];
   /** What to tell the user when the key is refused: "check OPENAI_API_KEY". */
@@ -178,6 +180,9 @@ async function send(endpoint: ProviderEndpoint, body: unknown, signal: AbortSign
       const askedTooLate = outcome.retryable && !fits && outcome.askedMs !== undefined;
       throw afterTries(outcome.error, tries, askedTooLate ? wait : undefined, endpoint);
     }
+    endpoint.log?.(
+      `${outcome.error.message}; trying again in ${seconds(wait)} (try ${tries + 1} of ${endpoint.retries + 1})`,
+    );
     try {
       await sleep(wait, undefined, { signal });
     } catch {
@@ -262,7 +267,9 @@ function afterTries(
   return new ModelError(error.kind, `${error.message} (${notes.join('; ')})`);
 }
 
+/** "30 ms", "1.2 s", "120 s". */
 function seconds(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${ms < 10_000 ? Number((ms / 1000).toFixed(1)) : Math.round(ms / 1000)} s`;
 }
 

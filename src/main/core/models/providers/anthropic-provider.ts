@@ -79,6 +79,7 @@ export function createAnthropicProvider(context: ProviderContext): ModelProvider
       },
       timeoutMs: context.timeoutMs,
       retries: context.retries,
+      log: context.log,
       secrets: [key],
       authHint: context.keyHint,
     };

@@ -55,6 +55,7 @@ export function createLightconeProvider(ctx: ProviderContext): ModelProvider {
       headers: { authorization: `Bearer ${key}` },
       timeoutMs: ctx.timeoutMs,
       retries: ctx.retries,
+      log: ctx.log,
       secrets: [key],
       authHint: `use a valid Lightcone cloud key: ${ctx.keyHint}`,
     };

@@ -97,6 +97,7 @@ function endpointFor(ctx: ProviderContext): ProviderEndpoint {
     headers: ctx.apiKey ? { authorization: `Bearer ${ctx.apiKey}` } : {},
     timeoutMs: ctx.timeoutMs,
     retries: ctx.retries,
+    log: ctx.log,
     secrets: ctx.apiKey ? [ctx.apiKey] : [],
     authHint: ctx.apiKey ? `check its key (${ctx.keyHint})` : `it wants an API key: ${ctx.keyHint}`,
   };

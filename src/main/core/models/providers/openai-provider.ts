@@ -45,6 +45,7 @@ export function createOpenAIProvider(ctx: ProviderContext): ModelProvider {
       headers: { authorization: `Bearer ${ctx.apiKey}` },
       timeoutMs: ctx.timeoutMs,
       retries: ctx.retries,
+      log: ctx.log,
       secrets: [ctx.apiKey],
       authHint: ctx.keyHint,
     };
