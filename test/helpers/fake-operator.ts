@@ -43,6 +43,11 @@ export class FakeOperator implements TabbedOperator {
   /** Every call in order: 'perform:<type>', 'screenshot', 'close'. */
   readonly calls: string[] = [];
   closed = false;
+  /** It downloads nothing. */
+  readonly downloads = {
+    list: () => Promise.resolve([]),
+    path: (name: string) => Promise.reject(new Error(`the fake downloaded no ${name}`)),
+  };
 
   constructor(private readonly options: FakeOperatorOptions = {}) {
     this.kind = options.kind ?? 'browser';

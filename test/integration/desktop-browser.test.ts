@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -215,7 +215,7 @@ describe('the browser of a desktop computer', () => {
     expect((await listTabs(id)).map((tab) => tab.url)).toEqual([url]);
   });
 
-  it('before any page is opened: no tabs, html says what to do, unknown tabs are 404; no downloads list', async () => {
+  it('before any page is opened: no tabs, html says what to do, unknown tabs are 404, no downloads', async () => {
     const id = await create();
     const tabs = await server.request('GET', `/computers/${id}/tabs`);
     expect(tabs.status).toBe(200);
@@ -237,9 +237,7 @@ describe('the browser of a desktop computer', () => {
     const proxy = await post(id, 'change-proxy', { proxy_url: '' });
     expect(proxy.status).toBe(400);
     expect(proxy.body.message).toContain('browser computer');
-    const downloads = await server.request('GET', `/computers/${id}/downloads`);
-    expect(downloads.status).toBe(400);
-    expect(downloads.body.message).toContain('downloads are kept for browser computers only');
+    expect((await server.request('GET', `/computers/${id}/downloads`)).body).toEqual({ data: [] });
     expect(await browsersOn(displayOf(server, id))).toEqual([]);
   });
 
@@ -270,6 +268,24 @@ describe('the browser of a desktop computer', () => {
     expect(await listTabs(id)).toEqual([expect.objectContaining({ url: productUrl('c') })]);
     await eventually(() => showsProduct(id, 'c'));
     expect((await server.request('GET', `/computers/${id}`)).body.status).toBe('running');
+  });
+
+  it('keeps what its browser downloads in ~/Downloads, listed and served as a browser computer does', async () => {
+    const id = await create();
+    const file = `${fixtures.url}/invoice.csv`;
+    const answer = await post(id, 'navigate', { url: file });
+    expect(answer.body.error_message).toContain('started a download instead of loading a page');
+    const [saved] = await eventually(async () => {
+      const listed = await server.request('GET', `/computers/${id}/downloads`);
+      return listed.body.data.length > 0 && listed.body.data;
+    });
+    const invoice = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv'));
+    expect(saved).toMatchObject({ name: 'invoice.csv', size_bytes: invoice.length });
+    const served = await server.request('GET', `/computers/${id}/downloads/invoice.csv`);
+    expect(Buffer.from(served.text)).toEqual(invoice);
+    // Where a person at the desktop, its terminal and exec look for it.
+    const shell = await post(id, 'exec/sync', { command: 'cat ~/Downloads/invoice.csv' });
+    expect(shell.body).toMatchObject({ stdout: invoice.toString(), exit_code: 0 });
   });
 
   it("keeps a persistent desktop's browser profile: cookies and storage come back", async () => {

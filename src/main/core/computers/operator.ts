@@ -67,8 +67,8 @@ export interface Operator<N extends ActionName = ActionName> {
     onFrame: FrameSink,
     onCursor: CursorSink,
   ): Promise<() => Promise<void>>;
-  /** Where its downloads are kept (browser computers). */
-  readonly downloads?: DownloadFolder;
+  /** What its browser downloaded (a desktop's own browser included). */
+  readonly downloads: DownloadFolder;
   close(): Promise<void>;
 }
 

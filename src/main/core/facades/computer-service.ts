@@ -2,7 +2,7 @@ import type { ActionResult, BatchResult, ComputerAction } from '../../../shared/
 import type { Computer, ComputerStatus, CreateComputerBody } from '../../../shared/computers.js';
 import type { ActionRunner, Gate } from '../actions/action-runner.js';
 import { untilDecided } from '../approvals/approval-service.js';
-import { BenchtopError, invalidRequest } from '../errors.js';
+import { BenchtopError } from '../errors.js';
 import type { CommandRun } from '../shell/command-run.js';
 import type { CommandBody, ShellService } from '../shell/shell-service.js';
 import type { ComputerRegistry } from '../computers/computer-registry.js';
@@ -91,25 +91,17 @@ export class ComputerService {
   }
 
   /**
-   * What a browser computer downloaded: the running computer's own folder, else what its
-   * recording kept (the files outlive the computer as long as its recording does).
+   * What a computer's browser downloaded: the running computer's own folder, else what its
+   * recording kept (a browser computer's files outlive it as long as its recording does).
    */
   downloads(org: string, id: string): DownloadFolder {
-    let session: ComputerSession;
     try {
-      session = this.getRunning(org, id);
+      return this.getRunning(org, id).operator.downloads;
     } catch (error) {
       const kept = this.deps.recordedDownloads?.(org, id);
       if (kept) return kept;
       throw error;
     }
-    const { operator } = session;
-    if (!operator.downloads) {
-      throw invalidRequest(
-        `${id} is a ${operator.kind} computer: downloads are kept for browser computers only (a desktop's own browser does not keep them)`,
-      );
-    }
-    return operator.downloads;
   }
 
   /** Counts as activity; when the idle timeout now runs out. */

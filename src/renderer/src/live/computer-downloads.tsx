@@ -1,27 +1,32 @@
 import { useQuery } from '@tanstack/react-query';
+import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
 import { downloadsQuery } from '../api/queries.js';
 import { SavedDownloads } from '../recordings/downloads.js';
 
 /**
- * What a running browser computer downloaded (a link the agent clicked, a page's export), listed
- * again as its events announce each one.
+ * What a running computer's browser downloaded (a link the agent clicked, a page's export),
+ * listed again as its events announce each one.
  */
 export function ComputerDownloads({
-  computerId,
+  computer,
   onError,
 }: {
-  computerId: string;
+  computer: Computer;
   onError: (message: string | undefined) => void;
 }) {
   const api = useApi();
-  const files = useQuery(downloadsQuery(api, computerId)).data ?? [];
+  const files = useQuery(downloadsQuery(api, computer.id)).data ?? [];
   return (
     <div className="computer-downloads">
       <SavedDownloads
-        computerId={computerId}
+        computerId={computer.id}
         files={files}
-        title="Kept with its recording after it ends (if it is recorded)"
+        title={
+          computer.kind === 'desktop'
+            ? 'In ~/Downloads of its workspace'
+            : 'Kept with its recording after it ends (if it is recorded)'
+        }
         onError={onError}
       />
     </div>

@@ -77,9 +77,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
             <TabStrip computerId={computerId} beforeAction={takeOver} />
           )}
           <LiveView computer={current} beforeAction={takeOver} />
-          {current.kind === 'browser' && (
-            <ComputerDownloads computerId={computerId} onError={setError} />
-          )}
+          <ComputerDownloads computer={current} onError={setError} />
         </>
       )}
     </section>

@@ -23,13 +23,22 @@ export class BrowserDownloads extends DownloadDir {
   private readonly pending = new Set<{ download: Download; saved: Promise<void> }>();
   private stopped = false;
 
+  private readonly keepIn: string | undefined;
+  private readonly fetch: (download: Download, to: string) => Promise<void>;
+
   constructor(
     dir: string,
     private readonly report: (activity: DownloadActivity) => void,
-    /** The recording's downloads folder, when the computer is recorded. */
-    private readonly keepIn?: string,
+    options: {
+      /** The recording's downloads folder, when the computer is recorded. */
+      keepIn?: string;
+      /** Writes a finished download to `to`: Playwright's saveAs unless the browser is elsewhere. */
+      fetch?: (download: Download, to: string) => Promise<void>;
+    } = {},
   ) {
     super(dir);
+    this.keepIn = options.keepIn;
+    this.fetch = options.fetch ?? ((download, to) => download.saveAs(to));
   }
 
   /** Saves what the page downloads from now on. */
@@ -57,7 +66,7 @@ export class BrowserDownloads extends DownloadDir {
     this.report({ ...event, state: 'started', size_bytes: null, error: null });
     try {
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      await download.saveAs(partial);
+      await this.fetch(download, partial);
       if (this.stopped) throw new Error('the computer ended before the download finished');
       await rename(partial, join(this.dir, name));
       const { size } = await stat(join(this.dir, name));

@@ -111,7 +111,7 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     this.downloads = new BrowserDownloads(
       options.downloadsDir,
       (activity) => this.options.report?.(activity),
-      options.recording && join(options.recording.dir, RECORDED_DOWNLOADS),
+      { keepIn: options.recording && join(options.recording.dir, RECORDED_DOWNLOADS) },
     );
     this.tabs = new BrowserTabs(
       (page, id) => {

@@ -1,10 +1,12 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rm, rmdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Download, type Page } from 'playwright-core';
 import type { PageContext } from '../../../../shared/actions.js';
 import { ActionFailure, BenchtopError, invalidRequest } from '../../errors.js';
 import type { Action, ActionOutcome } from '../action.js';
+import { BrowserDownloads, type DownloadActivity } from '../browser/browser-downloads.js';
 import { firstLine, LAUNCH_ARGS } from '../browser/browser-host.js';
 import {
   BrowserTabs,
@@ -40,6 +42,8 @@ const DRAWN_TIMEOUT_MS = 3_000;
  * waited for, the time the browser takes to show a committed frame on a loaded machine.
  */
 const UNPAINTED_MS = 100;
+/** The sandbox's /tmp as programs in it see it. */
+const SANDBOX_TMP = '/tmp';
 /** Files by which Chromium marks a profile as in use by a running browser. */
 const PROFILE_LOCKS = ['SingletonLock', 'SingletonSocket', 'SingletonCookie'];
 
@@ -59,7 +63,9 @@ export type DesktopBrowserOptions = {
   userDataDir: string;
   /** Read at each opening: limits.max_tabs as it is now. */
   maxTabs: () => number;
-  report?: (activity: TabActivity) => void;
+  report?: (activity: TabActivity | DownloadActivity) => void;
+  /** Where what its pages download is kept: the workspace's Downloads, as on any desktop. */
+  downloadsDir: string;
 };
 
 /**
@@ -72,10 +78,22 @@ export class DesktopBrowser {
   private live: BrowserContext | undefined;
   private launching: Promise<BrowserContext> | undefined;
   private closed = false;
+  readonly downloads: BrowserDownloads;
+  /**
+   * In the sandbox, Chromium's /tmp is the computer's own: the folder Playwright names for its
+   * downloads is this one there, read on the host where the sandbox's /tmp really is.
+   */
+  private readonly incoming = `benchtop-downloads-${randomBytes(6).toString('hex')}`;
 
   constructor(private readonly options: DesktopBrowserOptions) {
+    const { sandbox } = options;
+    this.downloads = new BrowserDownloads(
+      options.downloadsDir,
+      (activity) => options.report?.(activity),
+      { fetch: sandbox && ((download, to) => this.fromSandbox(sandbox, download, to)) },
+    );
     this.tabs = new BrowserTabs(
-      () => {},
+      (page, id) => this.downloads.watch(page, id),
       (activity) => options.report?.(activity),
       options.maxTabs,
     );
@@ -183,9 +201,11 @@ export class DesktopBrowser {
     // restored from a saved environment) would make Chromium hand over to a process long gone.
     await Promise.all(PROFILE_LOCKS.map((name) => rm(join(userDataDir, name), { force: true })));
     const { sandbox } = this.options;
+    if (sandbox) await mkdir(join(sandbox.tmp, this.incoming), { recursive: true, mode: 0o700 });
     let context: BrowserContext;
     try {
       context = await chromium.launchPersistentContext(userDataDir, {
+        downloadsPath: sandbox ? join(SANDBOX_TMP, this.incoming) : undefined,
         executablePath: sandbox
           ? await sandbox.launcher('chromium', executablePath)
           : executablePath,
@@ -244,9 +264,25 @@ export class DesktopBrowser {
     return this.tabs.context(tabId);
   }
 
+  /** A finished download, copied from where the sandboxed Chromium wrote it. */
+  private async fromSandbox(
+    sandbox: ComputerSandbox,
+    download: Download,
+    to: string,
+  ): Promise<void> {
+    const inside = relative(SANDBOX_TMP, await download.path());
+    if (inside.startsWith('..')) throw new Error("the download is outside the sandbox's /tmp");
+    const written = join(sandbox.tmp, inside);
+    await copyFile(written, to);
+    await rm(written, { force: true });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.launching?.catch(() => {});
+    await this.downloads.stop();
+    // Playwright made the folder it was told of on this side too; nothing is ever written there.
+    if (this.options.sandbox) await rmdir(join(SANDBOX_TMP, this.incoming)).catch(() => {});
     const context = this.live;
     this.live = undefined;
     // Forgotten first: tabs closing with the computer are not reported as closed one by one.

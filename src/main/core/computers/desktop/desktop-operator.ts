@@ -4,6 +4,7 @@ import type { PageContext } from '../../../../shared/actions.js';
 import { ActionFailure, invalidRequest } from '../../errors.js';
 import { runProgram, type Launched } from '../../runtime/process-supervisor.js';
 import type { ActionName, ActionOutcome, MouseButton, Point } from '../action.js';
+import type { BrowserDownloads, DownloadActivity } from '../browser/browser-downloads.js';
 import type { TabActivity } from '../browser/browser-tabs.js';
 import type { Key } from '../../keyboard/key-names.js';
 import type {
@@ -61,8 +62,8 @@ export type DesktopBrowserSetup = {
   browser?: string;
   /** Read at each opening: limits.max_tabs as it is now. */
   maxTabs: () => number;
-  /** Tabs opened, closed and switched, and navigations, for the computer's events. */
-  report?: (activity: TabActivity) => void;
+  /** Tabs opened, closed and switched, navigations and downloads, for the computer's events. */
+  report?: (activity: TabActivity | DownloadActivity) => void;
 };
 
 export type DesktopOptions = DesktopBrowserSetup & {
@@ -101,9 +102,15 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
       width: display.width,
       height: display.height,
       userDataDir: join(options.workspace, '.browser'),
+      downloadsDir: join(options.workspace, 'Downloads'),
       maxTabs: options.maxTabs,
       report: options.report,
     });
+  }
+
+  /** What its browser downloaded, in ~/Downloads of its workspace. */
+  get downloads(): BrowserDownloads {
+    return this.browser.downloads;
   }
 
   /**
