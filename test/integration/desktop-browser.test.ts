@@ -270,7 +270,7 @@ describe('the browser of a desktop computer', () => {
     expect((await server.request('GET', `/computers/${id}`)).body.status).toBe('running');
   });
 
-  it('keeps what its browser downloads in ~/Downloads, listed and served as a browser computer does', async () => {
+  it('keeps what its browser downloads, listed and served as a browser computer does', async () => {
     const id = await create();
     const file = `${fixtures.url}/invoice.csv`;
     const answer = await post(id, 'navigate', { url: file });
@@ -283,9 +283,14 @@ describe('the browser of a desktop computer', () => {
     expect(saved).toMatchObject({ name: 'invoice.csv', size_bytes: invoice.length });
     const served = await server.request('GET', `/computers/${id}/downloads/invoice.csv`);
     expect(Buffer.from(served.text)).toEqual(invoice);
-    // Where a person at the desktop, its terminal and exec look for it.
-    const shell = await post(id, 'exec/sync', { command: 'cat ~/Downloads/invoice.csv' });
-    expect(shell.body).toMatchObject({ stdout: invoice.toString(), exit_code: 0 });
+    // Kept outside the sandbox: nothing of it is left in the browser's /tmp.
+    const left = await post(id, 'exec/sync', {
+      command: 'ls -d /tmp/benchtop-downloads-*/ && find /tmp/benchtop-downloads-* -type f',
+    });
+    expect(left.body).toMatchObject({
+      stdout: expect.stringMatching(/^\/tmp\/benchtop-downloads-[0-9a-f]{12}\/\n$/),
+      exit_code: 0,
+    });
   });
 
   it("keeps a persistent desktop's browser profile: cookies and storage come back", async () => {

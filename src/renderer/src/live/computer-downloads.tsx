@@ -24,7 +24,7 @@ export function ComputerDownloads({
         files={files}
         title={
           computer.kind === 'desktop'
-            ? 'In ~/Downloads of its workspace'
+            ? 'They go when the computer ends'
             : 'Kept with its recording after it ends (if it is recorded)'
         }
         onError={onError}

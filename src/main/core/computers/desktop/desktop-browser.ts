@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rm, rmdir } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { mkdir, open, rm, rmdir } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type BrowserContext, type Download, type Page } from 'playwright-core';
@@ -64,7 +66,7 @@ export type DesktopBrowserOptions = {
   /** Read at each opening: limits.max_tabs as it is now. */
   maxTabs: () => number;
   report?: (activity: TabActivity | DownloadActivity) => void;
-  /** Where what its pages download is kept: the workspace's Downloads, as on any desktop. */
+  /** Where what its pages download is kept: the computer's own folder, outside its sandbox. */
   downloadsDir: string;
 };
 
@@ -273,7 +275,7 @@ export class DesktopBrowser {
     const inside = relative(SANDBOX_TMP, await download.path());
     if (inside.startsWith('..')) throw new Error("the download is outside the sandbox's /tmp");
     const written = join(sandbox.tmp, inside);
-    await copyFile(written, to);
+    await copyPlainFile(written, to);
     await rm(written, { force: true });
   }
 
@@ -292,6 +294,24 @@ export class DesktopBrowser {
       context.close().catch(() => {}),
       sleep(CLOSE_TIMEOUT_MS, undefined, { ref: false }),
     ]);
+  }
+}
+
+/**
+ * Copies `from` to a new file `to`, where programs of a sandbox own `from`'s folder: it is opened
+ * without following a link and must be a plain file, so a link planted there cannot make Benchtop
+ * copy one of the machine's own files.
+ */
+export async function copyPlainFile(from: string, to: string): Promise<void> {
+  const file = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    if (!(await file.stat()).isFile()) throw new Error(`${from} is not a file`);
+    await pipeline(
+      file.createReadStream({ autoClose: false }),
+      createWriteStream(to, { flags: 'wx', mode: 0o600 }),
+    );
+  } finally {
+    await file.close();
   }
 }
 

@@ -64,6 +64,8 @@ export type DesktopBrowserSetup = {
   maxTabs: () => number;
   /** Tabs opened, closed and switched, navigations and downloads, for the computer's events. */
   report?: (activity: TabActivity | DownloadActivity) => void;
+  /** Where its browser's downloads are kept (the computer's own folder, outside its sandbox). */
+  downloadsDir: string;
 };
 
 export type DesktopOptions = DesktopBrowserSetup & {
@@ -102,13 +104,13 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
       width: display.width,
       height: display.height,
       userDataDir: join(options.workspace, '.browser'),
-      downloadsDir: join(options.workspace, 'Downloads'),
+      downloadsDir: options.downloadsDir,
       maxTabs: options.maxTabs,
       report: options.report,
     });
   }
 
-  /** What its browser downloaded, in ~/Downloads of its workspace. */
+  /** What its browser downloaded. */
   get downloads(): BrowserDownloads {
     return this.browser.downloads;
   }

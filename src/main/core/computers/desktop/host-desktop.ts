@@ -63,6 +63,7 @@ export async function startHostDesktop(
     browser: options.browser,
     maxTabs: options.maxTabs,
     report: options.report,
+    downloadsDir: options.downloadsDir,
     typeWithNut: process.platform !== 'linux',
   });
   operator.onCrash(options.onCrash);

@@ -68,6 +68,7 @@ export function desktopOf(
     browser: options.browser,
     maxTabs: options.maxTabs,
     report: options.report,
+    downloadsDir: options.downloadsDir,
   });
   operator.onCrash(options.onCrash);
   return { operator, env: sandbox ? sandboxDisplayEnv(display.name) : display.env, sandbox };

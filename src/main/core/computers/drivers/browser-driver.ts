@@ -19,6 +19,7 @@ import { stealthContextOptions } from '../browser/stealth.js';
 import { newCdpToken, type CdpAccess } from '../cdp-access.js';
 import {
   DEFAULT_DISPLAY,
+  downloadsDirOf,
   type ComputerDriver,
   type ComputerPlan,
   type StartContext,
@@ -214,11 +215,6 @@ export class BrowserDriver implements ComputerDriver<BrowserOperator> {
     if (proxy) options.proxy = proxy;
     return options;
   }
-}
-
-/** Where a computer's downloads are kept: its own folder, removed when it ends. */
-function downloadsDirOf(context: StartContext): string {
-  return join(context.privateDir, 'downloads');
 }
 
 /**

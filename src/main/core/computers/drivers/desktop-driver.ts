@@ -11,6 +11,7 @@ import type { WorkerEntry } from '../desktop/worker-client.js';
 import { advancedProxy } from './browser-driver.js';
 import {
   DEFAULT_DISPLAY,
+  downloadsDirOf,
   type ComputerDriver,
   type ComputerPlan,
   type StartContext,
@@ -99,6 +100,7 @@ export class DesktopDriver implements ComputerDriver<DesktopOperator> {
       maxTabs: context.maxTabs,
       report: context.report,
       onCrash: context.onCrash,
+      downloadsDir: downloadsDirOf(context),
     };
     const spare = await this.spares.take(shape, context);
     if (!spare) {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Display } from '../../../../shared/common.js';
 import type { ComputerKind, CreateComputerBody } from '../../../../shared/computers.js';
 import type { BenchtopError } from '../../errors.js';
@@ -38,6 +39,11 @@ export type RecordingSink = {
    */
   finishLater: (work: Promise<void>) => void;
 };
+
+/** Where a computer's downloads are kept: its own folder, outside any sandbox, gone when it ends. */
+export function downloadsDirOf(context: Pick<StartContext, 'privateDir'>): string {
+  return join(context.privateDir, 'downloads');
+}
 
 /** What the registry hands a driver to start one computer. */
 export type StartContext = {

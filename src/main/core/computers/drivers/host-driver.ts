@@ -7,7 +7,13 @@ import { DESKTOP_CAPABILITIES, type DesktopOperator } from '../desktop/desktop-o
 import { startHostDesktop } from '../desktop/host-desktop.js';
 import type { WorkerEntry } from '../desktop/worker-client.js';
 import { restoreWorkspace } from './desktop-driver.js';
-import type { ComputerDriver, ComputerPlan, StartContext, StartedComputer } from './driver.js';
+import {
+  downloadsDirOf,
+  type ComputerDriver,
+  type ComputerPlan,
+  type StartContext,
+  type StartedComputer,
+} from './driver.js';
 
 export type HostDriverDeps = {
   environments: EnvironmentStore;
@@ -64,6 +70,7 @@ export class HostDriver implements ComputerDriver<DesktopOperator> {
       maxTabs: context.maxTabs,
       report: context.report,
       onCrash: context.onCrash,
+      downloadsDir: downloadsDirOf(context),
       workerEntry: this.deps.workerEntry,
     });
     return {
