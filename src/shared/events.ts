@@ -103,7 +103,7 @@ export const DownloadEvent = z
     error: z.string().nullable().describe('Why it was not saved, when it failed.'),
   })
   .describe(
-    "A download of a browser computer: started, then saved whole in the computer's downloads, or failed.",
+    "A download of the computer's browser: started, then saved whole in the computer's downloads, or failed.",
   )
   .meta({ id: 'DownloadEvent' });
 

@@ -78,7 +78,7 @@ export const COMPUTER_ROUTES = {
     params: IdParams,
     answer: json(DownloadList),
     summary:
-      'The files a running browser computer downloaded, oldest first (Benchtop extension; they go with the computer)',
+      "The files a computer's browser downloaded, oldest first (Benchtop extension; after a browser computer ended, from its recording while that is kept)",
     tag,
   }),
   'computers.download': route({

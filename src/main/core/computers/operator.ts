@@ -41,10 +41,6 @@ export type RequestOf<N extends ActionName> = Omit<ActionRequest, 'action'> & {
   action: Extract<Action, { type: N }>;
 };
 
-/**
- * What every kind of computer does. Actions that work the same everywhere (wait, screenshot
- * storage, point_and_type, debug) are composed by the action runner from these.
- */
 /** The files a computer downloaded, by name. */
 export interface DownloadFolder {
   list(): Promise<ComputerDownload[]>;
@@ -52,6 +48,10 @@ export interface DownloadFolder {
   path(name: string): Promise<string>;
 }
 
+/**
+ * What every kind of computer does. Actions that work the same everywhere (wait, screenshot
+ * storage, point_and_type, debug) are composed by the action runner from these.
+ */
 export interface Operator<N extends ActionName = ActionName> {
   readonly kind: ComputerKind;
   /** The actions it performs: its driver's capabilities; others are refused before perform. */

@@ -140,9 +140,16 @@ async function* chunksOf(
   }
 }
 
-type Timer = { readonly signal: AbortSignal; readonly expired: boolean; clear(): void };
+type Timer = {
+  readonly signal: AbortSignal;
+  readonly expired: boolean;
+  /** When it expires (Date.now() time). */
+  readonly deadline: number;
+  clear(): void;
+};
 
 function startTimer(ms: number): Timer {
+  const deadline = Date.now() + ms;
   const controller = new AbortController();
   let expired = false;
   const handle = setTimeout(() => {
@@ -154,6 +161,7 @@ function startTimer(ms: number): Timer {
     get expired() {
       return expired;
     },
+    deadline,
     clear: () => clearTimeout(handle),
   };
 }
@@ -167,13 +175,12 @@ function startTimer(ms: number): Timer {
  */
 async function send(endpoint: ProviderEndpoint, body: unknown, signal: AbortSignal) {
   const timer = startTimer(endpoint.timeoutMs);
-  const deadline = Date.now() + endpoint.timeoutMs;
   const payload = JSON.stringify(body);
   for (let tries = 1; ; tries++) {
     const outcome = await sendOnce(endpoint, payload, signal, timer);
     if (outcome.response) return { response: outcome.response, timer };
     const wait = outcome.askedMs ?? backoffMs(tries);
-    const fits = Date.now() + wait < deadline;
+    const fits = Date.now() + wait < timer.deadline;
     if (signal.aborted || !outcome.retryable || tries > endpoint.retries || !fits) {
       timer.clear();
       if (signal.aborted) throw abortReason(signal);

@@ -73,7 +73,7 @@ const POLL_MS = {
   approvals: 1000,
 };
 
-/** A browser computer's downloads: read again when its events announce one, not polled. */
+/** A computer's downloads: read again when its events announce one, not polled. */
 export const downloadsQuery = (api: ApiClient, computerId: string) =>
   queryOptions({
     queryKey: queryKeys.downloads(computerId),

@@ -18,17 +18,16 @@ export function ComputerDownloads({
   const api = useApi();
   const files = useQuery(downloadsQuery(api, computer.id)).data ?? [];
   return (
-    <div className="computer-downloads">
-      <SavedDownloads
-        computerId={computer.id}
-        files={files}
-        title={
-          computer.kind === 'desktop'
-            ? 'They go when the computer ends'
-            : 'Kept with its recording after it ends (if it is recorded)'
-        }
-        onError={onError}
-      />
-    </div>
+    <SavedDownloads
+      computerId={computer.id}
+      files={files}
+      title={
+        computer.kind === 'desktop'
+          ? 'They go when the computer ends'
+          : 'Kept with its recording after it ends (if it is recorded)'
+      }
+      className="computer-downloads"
+      onError={onError}
+    />
   );
 }

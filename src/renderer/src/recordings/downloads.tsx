@@ -77,15 +77,21 @@ export function RecordingDownloads({ recording, onError }: { recording: Recordin
 }
 
 /**
- * The files a browser computer downloaded, each saved here with a click; nothing when there are
+ * The files a computer's browser downloaded, each saved here with a click; nothing when there are
  * none.
  */
 export function SavedDownloads({
   computerId,
   files,
   title,
+  className,
   onError,
-}: { computerId: string; files: ComputerDownload[]; title: string } & ErrorProps) {
+}: {
+  computerId: string;
+  files: ComputerDownload[];
+  title: string;
+  className?: string;
+} & ErrorProps) {
   const api = useApi();
   if (files.length === 0) return null;
   const save = async (name: string) => {
@@ -93,7 +99,11 @@ export function SavedDownloads({
     saveFile(bytes, name, 'application/octet-stream');
   };
   return (
-    <div className="download-group" role="group" aria-label="Downloads">
+    <div
+      className={className ? `download-group ${className}` : 'download-group'}
+      role="group"
+      aria-label="Downloads"
+    >
       <span className="download-label" title={title}>
         Downloads
       </span>

@@ -5,6 +5,7 @@ import {
   type ProviderKind,
 } from '../../../shared/settings.js';
 import {
+  isNumberField,
   KINDS,
   NUMBER_FIELDS,
   type NumberField,
@@ -45,7 +46,7 @@ function fieldsOf(kind: ProviderKind): Field[] {
 
 function inputType(field: Field): string {
   if (field === 'api_key') return 'password';
-  return (NUMBER_FIELDS as readonly string[]).includes(field) ? 'number' : 'text';
+  return isNumberField(field) ? 'number' : 'text';
 }
 
 type Props = { row: ProviderRow; onChange: (row: ProviderRow) => void; onRemove: () => void };

@@ -13,6 +13,8 @@ export type TextField = (typeof TEXT_FIELDS)[number];
 /** Whole numbers: the call's limit and how often a failure that may pass is tried again. */
 export const NUMBER_FIELDS = ['timeout_ms', 'max_retries'] as const;
 export type NumberField = (typeof NUMBER_FIELDS)[number];
+export const isNumberField = (field: string): field is NumberField =>
+  (NUMBER_FIELDS as readonly string[]).includes(field);
 /** Dollars per million tokens: models.providers.<name>.price. */
 export const PRICE_FIELDS = ['input_per_mtok', 'output_per_mtok', 'cached_input_per_mtok'] as const;
 export type PriceField = (typeof PRICE_FIELDS)[number];
@@ -70,9 +72,7 @@ export function providersPatch(
       if (value === '') {
         if (before) changes[field] = null;
       } else {
-        changes[field] = (NUMBER_FIELDS as readonly string[]).includes(field)
-          ? Number(value)
-          : value;
+        changes[field] = isNumberField(field) ? Number(value) : value;
       }
     }
     const price = pricePatch(row, before);
