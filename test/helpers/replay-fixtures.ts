@@ -74,7 +74,8 @@ function html(page: FormPage): string {
 </style></head><body>
 <form id="form">
   <label for="value" style="left:${page.field.x}px;top:${page.field.y - 24}px">${page.label}</label>
-  <input id="value" style="left:${page.field.x}px;top:${page.field.y}px" autocomplete="off">
+  <input id="value" style="left:${page.field.x}px;top:${page.field.y}px" autocomplete="off"
+    oninput="this.dataset.now = this.value">
   ${button}
 </form>
 <p id="out" style="left:20px;top:600px"></p>

@@ -90,6 +90,12 @@ const sent = async () => {
     .html_content as string;
   return /<p id="out"[^>]*>([^<]*)<\/p>/.exec(html)?.[1] ?? null;
 };
+/** What the field holds now (the page mirrors it into an attribute): says a key came late or never. */
+const field = async () => {
+  const html = (await server.request('POST', `/computers/${desktop}/html`, {})).body.result
+    .html_content as string;
+  return /data-now="([^"]*)"/.exec(html)?.[1] ?? null;
+};
 async function replay(of: string, heal: boolean) {
   const started = await server.request('POST', `/agent/tasks/${of}/replay`, {
     computer_id: desktop,
@@ -116,7 +122,8 @@ describe('desktop tasks', () => {
       expect(started.status, started.text).toBe(200);
       const run = await finished(started.body.task_id as string);
       expect(run.status, `${t.name}: ${run.error}`).toBe('completed');
-      expect(await eventually(sent, 10_000)).toBe(`sent: ${t.text}`);
+      const shown = await eventually(sent, 10_000);
+      expect(shown, `the field holds ${await field()}`).toBe(`sent: ${t.text}`);
       runs.set(t.name, run.task_id);
       const events = (
         await (

@@ -204,7 +204,7 @@ describe('stall detection', () => {
         events.filter((event) => event.type === 'stalled'),
         plan.model,
       ).toEqual([]);
-      expect(task, plan.model).toMatchObject({
+      expect(task, `${plan.model}: ${task.error}`).toMatchObject({
         status: 'completed',
         steps: plan.actions.length + 1,
         paused_reason: null,
