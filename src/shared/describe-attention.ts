@@ -57,6 +57,18 @@ export const STALL_WORDS: Record<StallKind, string> = {
  * A held action as a person reads it: "click at 150, 130", "run “rm -rf /tmp/x”". A shell
  * command is held as exec or exec_sync with its command line; debug carries it in `command`.
  */
+/** A task waiting out a rate limit: "OpenAI answered HTTP 429: …; trying again in 2 s (try 2 of 3)". */
+export function describeModelRetry(retry: {
+  error: string;
+  wait_ms: number;
+  attempt: number;
+  attempts: number;
+}): string {
+  const ms = retry.wait_ms;
+  const wait = ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
+  return `${retry.error}; trying again in ${wait} (try ${retry.attempt} of ${retry.attempts})`;
+}
+
 export function describeHeldAction(action: RanAction): string {
   const { command } = action;
   const line =

@@ -40,7 +40,13 @@ beforeAll(async () => {
       },
     ],
   };
-  fake.reply({ json: chatCompletion(click) }, { json: chatCompletion({ content: 'Clicked.' }) });
+  // The first call is rate-limited once: tried again after the wait, and still one call.
+  const limited = { message: 'Rate limit reached for requests', code: 'rate_limit_exceeded' };
+  fake.reply(
+    { status: 429, headers: { 'retry-after-ms': '50' }, json: { error: limited } },
+    { json: chatCompletion(click) },
+    { json: chatCompletion({ content: 'Clicked.' }) },
+  );
   const computer = await server.request('POST', '/computers', {
     display: { width: 400, height: 300 },
   });
@@ -80,6 +86,16 @@ describe('usage in the window', () => {
     expect(await cost.textContent()).toContain('Cost $0.0054');
     expect(await page.locator('.usage').textContent()).toContain('Tokens 2,460');
     await saveScreenshots(page, 'task-usage');
+  });
+
+  it("a task's timeline says where it waited out the model's rate limit", async () => {
+    const page = await open(`#/tasks/${task.task_id}`);
+    const waited = page.locator('.event-model_retry');
+    await waited.waitFor();
+    expect(await waited.textContent()).toMatch(
+      /^waits .*answered HTTP 429: Rate limit reached for requests; trying again in 50 ms \(try 2 of 3\)$/,
+    );
+    await saveScreenshots(page, 'task-rate-limited');
   });
 
   it('the Usage screen sums cost per day and per task', async () => {

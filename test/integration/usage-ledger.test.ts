@@ -8,6 +8,7 @@ import { startFakeLightcone } from '../helpers/fake-lightcone.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import { providerFixture } from '../helpers/provider-harness.js';
+import { SseReader } from '../helpers/sse.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -274,6 +275,30 @@ describe('a task of several steps, rate-limited once', () => {
     });
     expect(new Set(rows.map((row) => row.response_id)).size).toBe(3);
     expect([...rows].sort((a, b) => a.at.localeCompare(b.at))).toEqual(rows);
+  });
+
+  it("says on the task's events that it waits out the rate limit, and at which step", async () => {
+    const events = (
+      await (
+        await SseReader.open(`${server.url}/agent/tasks/${task.task_id}/events`, server.key)
+      ).all()
+    ).map((event) => event.data as Json);
+    const retries = events.filter((event) => event.type === 'model_retry');
+    expect(retries).toEqual([
+      expect.objectContaining({
+        step: 2,
+        error: expect.stringMatching(/answered HTTP 429: Rate limit reached$/),
+        wait_ms: 50,
+        attempt: 2,
+        attempts: 3,
+      }),
+    ]);
+    // Told between the first step's action and the second's, which came after the wait.
+    const actions = events.flatMap((event, index) => (event.type === 'action' ? [index] : []));
+    const told = events.findIndex((event) => event.type === 'model_retry');
+    expect(actions).toHaveLength(2);
+    expect(told).toBeGreaterThan(actions[0]!);
+    expect(told).toBeLessThan(actions[1]!);
   });
 
   it("the task's usage is the sum of its rows", () => {

@@ -8,6 +8,7 @@ import {
   postJson,
   type ProviderEndpoint,
 } from '../../src/main/core/models/provider-http.js';
+import type { ModelRetry } from '../../src/main/core/models/model-provider.js';
 import { modelFailure } from '../helpers/provider-harness.js';
 
 /**
@@ -41,7 +42,7 @@ afterEach(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-const signal = new AbortController().signal;
+const call = { signal: new AbortController().signal };
 
 async function* stream<T>(items: T[], failure?: Error): AsyncGenerator<T> {
   for (const item of items) yield await Promise.resolve(item);
@@ -69,7 +70,7 @@ describe('provider streams', () => {
       }
       res.end('data: [DONE]\r\n\r\ndata: {"n":3}\r\n\r\n');
     });
-    expect(await all(postForEvents(endpoint, {}, signal))).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await all(postForEvents(endpoint, {}, call))).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
   it('names an event that is not JSON, without the key', async () => {
@@ -77,7 +78,7 @@ describe('provider streams', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end('data: sk-secret is not json\n\n');
     });
-    const error = await modelFailure(all(postForEvents(endpoint, {}, signal)), 'sk-secret');
+    const error = await modelFailure(all(postForEvents(endpoint, {}, call)), 'sk-secret');
     expect(error).toMatchObject({ kind: 'bad_answer' });
     expect(error.message).toContain('[redacted] is not json');
   });
@@ -91,14 +92,14 @@ describe('provider streams', () => {
 describe('forwardChatCompletions', () => {
   it('fails the call, not the stream, when the key is refused', async () => {
     const endpoint = await serve((res) => res.writeHead(401).end('{"error":"bad key"}'));
-    const call = forwardChatCompletions(endpoint, { messages: [], stream: true }, signal);
-    expect(await modelFailure(call)).toMatchObject({ kind: 'auth' });
+    const forwarded = forwardChatCompletions(endpoint, { messages: [], stream: true }, call);
+    expect(await modelFailure(forwarded)).toMatchObject({ kind: 'auth' });
   });
 
   it('refuses a non-stream answer that is not a chat completion', async () => {
     const endpoint = await serve((res) => res.writeHead(200).end('{"object":"list"}'));
-    const call = forwardChatCompletions(endpoint, { messages: [] }, signal);
-    const error = await modelFailure(call);
+    const forwarded = forwardChatCompletions(endpoint, { messages: [] }, call);
+    const error = await modelFailure(forwarded);
     expect(error).toMatchObject({ kind: 'bad_answer' });
     expect(error.message).toContain('not a chat completion');
   });
@@ -126,12 +127,20 @@ describe('a failure that may pass is tried again', () => {
       ok,
     );
     const logged: string[] = [];
+    const retries: ModelRetry[] = [];
     const told = { ...endpoint, log: (line: string) => logged.push(line) };
-    expect(await postJson(told, {}, signal)).toEqual({ answer: 42 });
+    const heard = { ...call, onRetry: (retry: ModelRetry) => retries.push(retry) };
+    expect(await postJson(told, {}, heard)).toEqual({ answer: 42 });
     expect(seen.requests).toBe(3);
     expect(logged).toEqual([
       'the fake answered HTTP 429: Rate limit reached; trying again in 30 ms (try 2 of 3)',
       'the fake answered HTTP 429: Rate limit reached; trying again in 20 ms (try 3 of 3)',
+    ]);
+    // The caller hears the same, one by one (a task shows it on its timeline).
+    const said = 'the fake answered HTTP 429: Rate limit reached';
+    expect(retries).toEqual([
+      { error: said, wait_ms: 30, attempt: 2, attempts: 3 },
+      { error: said, wait_ms: 20, attempt: 3, attempts: 3 },
     ]);
   });
 
@@ -140,7 +149,7 @@ describe('a failure that may pass is tried again', () => {
       [529, {}, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'],
       ok,
     );
-    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    expect(await postJson(endpoint, {}, call)).toEqual({ answer: 42 });
     expect(seen.requests).toBe(2);
   });
 
@@ -150,13 +159,13 @@ describe('a failure that may pass is tried again', () => {
       { 'retry-after-ms': '0' },
       error('sk-secret is busy', 'server_error'),
     ]);
-    const failure = await modelFailure(postJson(endpoint, {}, signal), 'sk-secret');
+    const failure = await modelFailure(postJson(endpoint, {}, call), 'sk-secret');
     expect(failure.kind).toBe('rejected');
     expect(failure.message).toBe('the fake answered HTTP 503: [redacted] is busy (tried 3 times)');
     expect(seen.requests).toBe(3);
 
     const once = await inTurn([503, {}, error('busy', 'server_error')]);
-    const alone = await modelFailure(postJson({ ...once.endpoint, retries: 0 }, {}, signal));
+    const alone = await modelFailure(postJson({ ...once.endpoint, retries: 0 }, {}, call));
     expect(alone.message).toBe('the fake answered HTTP 503: busy');
     expect(once.seen.requests).toBe(1);
   });
@@ -171,7 +180,7 @@ describe('a failure that may pass is tried again', () => {
     ];
     for (const reply of cases) {
       const { endpoint, seen } = await inTurn(reply, ok);
-      const failure = await modelFailure(postJson(endpoint, {}, signal));
+      const failure = await modelFailure(postJson(endpoint, {}, call));
       expect(failure.message, String(reply[0])).not.toContain('tried');
       expect(seen.requests, reply[2]).toBe(1);
       server?.close();
@@ -183,13 +192,13 @@ describe('a failure that may pass is tried again', () => {
       [400, { 'x-should-retry': 'true', 'retry-after-ms': '0' }, error('try again', 'x')],
       ok,
     );
-    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    expect(await postJson(endpoint, {}, call)).toEqual({ answer: 42 });
     expect(seen.requests).toBe(2);
   });
 
   it("fails at once when the asked wait would pass the call's timeout, naming both", async () => {
     const { endpoint, seen } = await inTurn([429, { 'retry-after': '120' }, error('Slow down')]);
-    const failure = await modelFailure(postJson(endpoint, {}, signal));
+    const failure = await modelFailure(postJson(endpoint, {}, call));
     expect(failure.message).toBe(
       'the fake answered HTTP 429: Slow down (it asked for 120 s before another try, longer than timeout_ms, 5 s)',
     );
@@ -201,7 +210,7 @@ describe('a failure that may pass is tried again', () => {
       [429, { 'retry-after': new Date(Date.now() + 600_000).toUTCString() }, error('Later')],
       ok,
     );
-    const failure = await modelFailure(postJson(endpoint, {}, signal));
+    const failure = await modelFailure(postJson(endpoint, {}, call));
     expect(failure.message).toMatch(/asked for (599|600) s before another try/);
     expect(seen.requests).toBe(1);
   });
@@ -213,17 +222,17 @@ describe('a failure that may pass is tried again', () => {
       if (earlier === 0) res.socket?.destroy();
       else res.writeHead(200).end('{"answer":42}');
     });
-    expect(await postJson(endpoint, {}, signal)).toEqual({ answer: 42 });
+    expect(await postJson(endpoint, {}, call)).toEqual({ answer: 42 });
     expect(requests).toBe(2);
   });
 
   it('stops waiting to try again when the call is cancelled', async () => {
     const { endpoint, seen } = await inTurn([429, { 'retry-after': '30' }, error('Slow down')]);
     const controller = new AbortController();
-    const call = postJson({ ...endpoint, timeoutMs: 60_000 }, {}, controller.signal);
+    const pending = postJson({ ...endpoint, timeoutMs: 60_000 }, {}, { signal: controller.signal });
     await eventuallyTrue(() => seen.requests === 1);
     controller.abort(new Error('the task was cancelled'));
-    await expect(call).rejects.toThrow('the task was cancelled');
+    await expect(pending).rejects.toThrow('the task was cancelled');
     expect(seen.requests).toBe(1);
   });
 });

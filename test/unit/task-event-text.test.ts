@@ -74,4 +74,21 @@ describe('supervision events read as sentences in the timeline', () => {
       })?.text,
     ).toBe('Tokens: used 10,250 of 10,000');
   });
+
+  it('a wait for the model says what its server answered, how long, and which try comes', () => {
+    const retry = {
+      ...base,
+      type: 'model_retry' as const,
+      error: 'OpenAI answered HTTP 429: Rate limit reached',
+      attempt: 2,
+      attempts: 3,
+    };
+    expect(eventText({ ...retry, wait_ms: 1500 })).toEqual({
+      kind: 'waits',
+      text: 'OpenAI answered HTTP 429: Rate limit reached; trying again in 1.5 s (try 2 of 3)',
+    });
+    expect(eventText({ ...retry, wait_ms: 480, attempt: 3 })?.text).toMatch(
+      /trying again in 480 ms \(try 3 of 3\)$/,
+    );
+  });
 });

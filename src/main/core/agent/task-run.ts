@@ -473,6 +473,8 @@ export class TaskRun {
       computerId: this.session.id,
       signal: this.controller.signal,
       taskId: this.task.task_id,
+      // A rate limit's wait shows on the timeline, or the task would look stuck.
+      onRetry: (retry) => void this.tryEmit({ type: 'model_retry', ...retry }, step),
     });
     const response = await started.finished;
     void this.deps.recorder

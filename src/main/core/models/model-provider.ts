@@ -82,8 +82,17 @@ export type ModelRequest = {
   /** Identifies the conversation (a chain of responses) and this call's place in it, from 0. */
   conversationId: string;
   turn: number;
+} & ProviderCall;
+
+/** A provider call's cancel signal, and who hears of each try again. */
+export type ProviderCall = {
   signal: AbortSignal;
+  /** Told before each wait to try again (a rate limit, an overload); no secret in it. */
+  onRetry?: (retry: ModelRetry) => void;
 };
+
+/** A call about to be tried again: what failed, the wait, and which try comes next of how many. */
+export type ModelRetry = { error: string; wait_ms: number; attempt: number; attempts: number };
 
 /** One output item in provider-neutral form; the service gives it ids and the contract's shape. */
 export type ReplyItem =
@@ -109,8 +118,7 @@ export type ChatReply =
 export type ChatRequest = {
   /** The request body, `model` already set to the upstream model name. */
   body: ChatCompletionBody;
-  signal: AbortSignal;
-};
+} & ProviderCall;
 
 /** What a provider is built from: one `models.providers` entry, its key resolved. */
 export type ProviderContext = {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
 import { ChatCompletion, type ChatCompletionBody } from '../../../shared/responses.js';
-import { ModelError, type ChatReply } from './model-provider.js';
+import { ModelError, type ChatReply, type ProviderCall } from './model-provider.js';
 
 export type ProviderEndpoint = {
   /** Named in messages: "OpenAI", "the Lightcone cloud"… */
@@ -26,9 +26,10 @@ const MAX_ERROR_DETAIL = 300;
 export async function postJson(
   endpoint: ProviderEndpoint,
   body: unknown,
-  signal: AbortSignal,
+  call: ProviderCall,
 ): Promise<unknown> {
-  const { response, timer } = await send(endpoint, body, signal);
+  const { signal } = call;
+  const { response, timer } = await send(endpoint, body, call);
   let text: string;
   try {
     text = await readText(endpoint, response, signal, timer);
@@ -52,9 +53,10 @@ export async function postJson(
 export async function* postForEvents(
   endpoint: ProviderEndpoint,
   body: unknown,
-  signal: AbortSignal,
+  call: ProviderCall,
 ): AsyncGenerator<Record<string, unknown>> {
-  const { response, timer } = await send(endpoint, body, signal);
+  const { signal } = call;
+  const { response, timer } = await send(endpoint, body, call);
   timer.clear();
   const decoder = new TextDecoder();
   const received: string[] = [];
@@ -84,15 +86,15 @@ export async function* postForEvents(
 export async function forwardChatCompletions(
   endpoint: ProviderEndpoint,
   body: ChatCompletionBody,
-  signal: AbortSignal,
+  call: ProviderCall,
 ): Promise<ChatReply> {
   if (body.stream) {
     return {
       kind: 'stream',
-      chunks: await firstEventThenRest(postForEvents(endpoint, body, signal)),
+      chunks: await firstEventThenRest(postForEvents(endpoint, body, call)),
     };
   }
-  const answer = await postJson(endpoint, body, signal);
+  const answer = await postJson(endpoint, body, call);
   const completion = ChatCompletion.safeParse(answer);
   if (!completion.success) {
     throw new ModelError(
@@ -173,7 +175,8 @@ function startTimer(ms: number): Timer {
  * (`retry-after-ms`, `retry-after`), else 0.5 s, 1 s, 2 s… up to 8 s, and only while the wait
  * still fits in the call's timeout.
  */
-async function send(endpoint: ProviderEndpoint, body: unknown, signal: AbortSignal) {
+async function send(endpoint: ProviderEndpoint, body: unknown, call: ProviderCall) {
+  const { signal } = call;
   const timer = startTimer(endpoint.timeoutMs);
   const payload = JSON.stringify(body);
   for (let tries = 1; ; tries++) {
@@ -187,9 +190,16 @@ async function send(endpoint: ProviderEndpoint, body: unknown, signal: AbortSign
       const askedTooLate = outcome.retryable && !fits && outcome.askedMs !== undefined;
       throw afterTries(outcome.error, tries, askedTooLate ? wait : undefined, endpoint);
     }
+    const retry = {
+      error: outcome.error.message,
+      wait_ms: Math.round(wait),
+      attempt: tries + 1,
+      attempts: endpoint.retries + 1,
+    };
     endpoint.log?.(
-      `${outcome.error.message}; trying again in ${seconds(wait)} (try ${tries + 1} of ${endpoint.retries + 1})`,
+      `${retry.error}; trying again in ${seconds(wait)} (try ${retry.attempt} of ${retry.attempts})`,
     );
+    call.onRetry?.(retry);
     try {
       await sleep(wait, undefined, { signal });
     } catch {

@@ -11,7 +11,13 @@ import type { ResponseStore, StoredResponse } from '../store/response-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import { ConversationBuilder, earlierTurns } from './conversation.js';
 import type { ImageResolver } from './image-resolver.js';
-import { computerToolOf, imagesIn, ModelError, type ModelReply } from './model-provider.js';
+import {
+  computerToolOf,
+  imagesIn,
+  ModelError,
+  type ModelReply,
+  type ProviderCall,
+} from './model-provider.js';
 import { costOf } from './pricing.js';
 import type { ModelRegistry, ResolvedModel } from './model-registry.js';
 import { callsOf, emitItem, toOutputItem, type Emit } from './output-items.js';
@@ -27,6 +33,8 @@ export type CreateOptions = {
   signal?: AbortSignal;
   /** The agent task making the call, for its row in the usage ledger. */
   taskId?: string;
+  /** Told before the provider is tried again after a rate limit or an overload. */
+  onRetry?: ProviderCall['onRetry'];
 };
 
 export type Started = {
@@ -149,6 +157,7 @@ export class ResponsesService {
         conversationId: stored.conversationId,
         turn: stored.turn,
         signal: run.controller.signal,
+        onRetry: options.onRetry,
       }),
     );
     this.cancelOnAbort(org, run, options.signal, finished);

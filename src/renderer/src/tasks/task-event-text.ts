@@ -2,6 +2,7 @@ import type { TaskEvent } from '../../../shared/tasks.js';
 import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
 import {
   describeHeldAction,
+  describeModelRetry,
   describeTarget,
   PAUSED_WORDS,
   STALL_WORDS,
@@ -27,6 +28,8 @@ export function eventText(event: TaskEvent): { kind: string; text: string } | nu
       );
     case 'action_result':
       return event.status === 'error' ? line('failed', event.error_message ?? 'error') : null;
+    case 'model_retry':
+      return line('waits', describeModelRetry(event));
     case 'user_message':
       return line('you said', event.text);
     case 'paused':

@@ -93,7 +93,7 @@ export function createAnthropicProvider(context: ProviderContext): ModelProvider
       const target = endpoint(tool?.beta ?? null);
       const screen = request.computer ? screenOf(request.computer) : null;
       const body = await messagesBody(request, model, screen, tool);
-      const answer = await postJson(target, body, request.signal);
+      const answer = await postJson(target, body, request);
       return readReply(answer, new ActionReader(screen ?? NO_SCREEN, request.conversation), {
         computer: screen !== null,
         scrub: (text) => detail(target, text),
@@ -104,13 +104,10 @@ export function createAnthropicProvider(context: ProviderContext): ModelProvider
       const target = endpoint(null);
       const body = messagesRequest(request.body, model, DEFAULT_MAX_TOKENS);
       if (!request.body.stream) {
-        const answer = await postJson(target, body, request.signal);
+        const answer = await postJson(target, body, request);
         return { kind: 'json', completion: chatCompletion(checked(answer, target), model) };
       }
-      const chunks = chatChunks(
-        postForEvents(target, { ...body, stream: true }, request.signal),
-        model,
-      );
+      const chunks = chatChunks(postForEvents(target, { ...body, stream: true }, request), model);
       // A refused key or a dead server fails the call itself, before the caller has answered its
       // client with a stream.
       return { kind: 'stream', chunks: await firstEventThenRest(chunks) };

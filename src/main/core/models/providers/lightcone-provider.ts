@@ -65,11 +65,11 @@ export function createLightconeProvider(ctx: ProviderContext): ModelProvider {
     kind: 'lightcone',
     async respond(request: ModelRequest): Promise<ModelReply> {
       const target = endpoint('/v1/responses');
-      const body = await postJson(target, requestBody(request, model), request.signal);
+      const body = await postJson(target, requestBody(request, model), request);
       return toReply(body, request.computer, target.secrets);
     },
     async chat(request: ChatRequest): Promise<ChatReply> {
-      return forwardChatCompletions(endpoint('/v1/chat/completions'), request.body, request.signal);
+      return forwardChatCompletions(endpoint('/v1/chat/completions'), request.body, request);
     },
   };
 }

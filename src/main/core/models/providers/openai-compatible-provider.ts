@@ -34,11 +34,7 @@ export function createOpenAICompatibleProvider(ctx: ProviderContext): ModelProvi
   let toolsRefused = false;
 
   async function ask(request: ModelRequest, withTools: boolean): Promise<unknown> {
-    return postJson(
-      endpointFor(ctx),
-      requestBody(request, upstreamModel, withTools),
-      request.signal,
-    );
+    return postJson(endpointFor(ctx), requestBody(request, upstreamModel, withTools), request);
   }
 
   return {
@@ -61,7 +57,7 @@ export function createOpenAICompatibleProvider(ctx: ProviderContext): ModelProvi
 
     async chat(request: ChatRequest): Promise<ChatReply> {
       const body = { ...request.body, model: upstreamModel };
-      return forwardChatCompletions(endpointFor(ctx), body, request.signal);
+      return forwardChatCompletions(endpointFor(ctx), body, request);
     },
   };
 }

@@ -54,12 +54,12 @@ export function createOpenAIProvider(ctx: ProviderContext): ModelProvider {
     kind: 'openai',
     async respond(request) {
       const target = endpoint('/responses');
-      const answer = await postJson(target, responsesBody(request, model), request.signal);
+      const answer = await postJson(target, responsesBody(request, model), request);
       return readReply(answer, request.computer, target);
     },
     async chat(request) {
       const body = { ...request.body, model };
-      return forwardChatCompletions(endpoint('/chat/completions'), body, request.signal);
+      return forwardChatCompletions(endpoint('/chat/completions'), body, request);
     },
   };
 }

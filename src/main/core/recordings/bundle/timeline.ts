@@ -4,6 +4,7 @@ import type { Task, TaskEvent } from '../../../../shared/tasks.js';
 import { groupTaskSteps, type TaskStep } from '../../../../shared/task-steps.js';
 import {
   describeHeldAction,
+  describeModelRetry,
   PAUSED_WORDS,
   STALL_WORDS,
 } from '../../../../shared/describe-attention.js';
@@ -153,6 +154,8 @@ function lineOf(event: TaskEvent): Line | undefined {
       );
     case 'action_result':
       return line(event.status === 'error' ? 'failed' : 'result', event.error_message ?? 'done');
+    case 'model_retry':
+      return line('waits', describeModelRetry(event));
     case 'user_message':
       return line('person said', event.text);
     case 'paused':

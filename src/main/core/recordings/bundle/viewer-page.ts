@@ -156,7 +156,7 @@ video { display: block; width: 100%; background: #000; border-radius: var(--radi
 .event-text { white-space: pre-wrap; overflow-wrap: anywhere; min-width: 0; }
 .event-reasoning .event-text { color: var(--muted); font-style: italic; }
 .event-user_message .event-kind, .event-paused .event-kind, .event-resumed .event-kind { color: var(--warn); }
-.event-approval_required .event-kind, .event-handoff_requested .event-kind, .event-stalled .event-kind, .event-budget_reached .event-kind { color: var(--warn); }
+.event-approval_required .event-kind, .event-handoff_requested .event-kind, .event-stalled .event-kind, .event-model_retry .event-kind, .event-budget_reached .event-kind { color: var(--warn); }
 .event-completed .event-kind { color: var(--ok); }
 .event-failed .event-kind, .event-cancelled .event-kind { color: var(--danger); }
 .result { flex: none; font-size: 12px; }
