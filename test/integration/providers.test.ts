@@ -301,6 +301,30 @@ describe('providers that cannot be reached or have no key', () => {
     expect(slow.body.code).toBe('model_timeout');
   });
 
+  it('chat completions answer 429 with the wait the provider asked for, when its rate limit outlasts the tries', async () => {
+    const fake = fakes.get('openai')!;
+    fake.requests.length = 0;
+    const limited = {
+      status: 429,
+      headers: { 'retry-after-ms': '40' },
+      json: { error: { message: 'Rate limit reached for requests', code: 'rate_limit_exceeded' } },
+    };
+    fake.reply(limited, limited, limited);
+    const answer = await server.request('POST', '/v1/chat/completions', {
+      model: 'computer-use-preview',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(answer.status, answer.text).toBe(429);
+    expect(answer.body.code).toBe('rate_limited');
+    expect(answer.body.message).toMatch(
+      /HTTP 429: Rate limit reached for requests \(tried 3 times\)$/,
+    );
+    // An OpenAI SDK reads retry-after-ms first, then Retry-After in whole seconds.
+    expect(answer.headers.get('retry-after-ms')).toBe('40');
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(fake.requests).toHaveLength(3);
+  });
+
   it('never logs the key', () => {
     expect(logs.join('\n')).not.toContain(SECRET);
   });

@@ -17,10 +17,20 @@ export class ChatService {
   }
 }
 
-/** A provider that failed is the gateway's problem: 504 when it was slow, 502 otherwise. */
+/**
+ * A provider that failed is the gateway's problem: 504 when it was slow, 502 otherwise. A rate
+ * limit still there after the tries again stays a 429, with the wait the provider asked for: the
+ * client's SDK backs off as told, and its code sees a rate limit, not a broken gateway.
+ */
 export function toHttpError(error: unknown): unknown {
   if (!(error instanceof ModelError)) return error;
   if (error.kind === 'blocked') return new BenchtopError('model_blocked', error.message);
+  if (error.upstream?.status === 429) {
+    const ms = error.upstream.retryAfterMs;
+    return new BenchtopError('rate_limited', error.message, {
+      retryAfterSeconds: ms === undefined ? undefined : ms / 1000,
+    });
+  }
   return new BenchtopError(
     error.kind === 'timeout' ? 'model_timeout' : 'model_error',
     error.message,

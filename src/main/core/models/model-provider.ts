@@ -153,6 +153,8 @@ export class ModelError extends Error {
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
+    /** The provider's answer, when it answered with an error: its HTTP status and the wait it asked for. */
+    readonly upstream?: { status: number; retryAfterMs?: number },
   ) {
     super(message);
     this.name = 'ModelError';

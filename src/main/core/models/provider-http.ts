@@ -246,23 +246,31 @@ async function sendOnce(
     (told !== 'false' &&
       (RETRIED_STATUSES.has(response.status) || response.status >= 500) &&
       !outOfQuota(text));
+  const askedMs = askedWaitMs(response.headers);
   return {
-    error: httpFailure(endpoint, response.status, text),
+    error: httpFailure(endpoint, { status: response.status, retryAfterMs: askedMs }, text),
     retryable,
-    askedMs: askedWaitMs(response.headers),
+    askedMs,
   };
 }
 
-function httpFailure(endpoint: ProviderEndpoint, status: number, text: string): ModelError {
+function httpFailure(
+  endpoint: ProviderEndpoint,
+  upstream: NonNullable<ModelError['upstream']>,
+  text: string,
+): ModelError {
+  const { status } = upstream;
   if (status === 401 || status === 403) {
     return new ModelError(
       'auth',
       `${endpoint.label} refused the API key (HTTP ${status}); ${endpoint.authHint}`,
+      upstream,
     );
   }
   return new ModelError(
     'rejected',
     `${endpoint.label} answered HTTP ${status}: ${detail(endpoint, upstreamMessage(text))}`,
+    upstream,
   );
 }
 
@@ -281,7 +289,7 @@ function afterTries(
       `it asked for ${seconds(tooLateMs)} before another try, longer than timeout_ms, ${seconds(endpoint.timeoutMs)}`,
     );
   }
-  return new ModelError(error.kind, `${error.message} (${notes.join('; ')})`);
+  return new ModelError(error.kind, `${error.message} (${notes.join('; ')})`, error.upstream);
 }
 
 /** "30 ms", "1.2 s", "120 s". */
