@@ -21,6 +21,7 @@ import { RECORDED_DOWNLOADS, type RecordingSink } from '../drivers/driver.js';
 import { BrowserDownloads, type DownloadActivity } from './browser-downloads.js';
 import { BrowserRecording, type OpenedSession } from './browser-recording.js';
 import { startBrowserCapture } from './browser-screencast.js';
+import { captureViewport } from './capture-viewport.js';
 import { firstLine, type ContextSource, type FreshContext } from './browser-host.js';
 import {
   BrowserTabs,
@@ -382,24 +383,9 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     }, 'screenshot');
   }
 
-  /**
-   * The viewport as a PNG, straight from Chromium: encoded for speed (larger files, half the
-   * encoding time) and without what Playwright's screenshot adds for stable test images (hiding
-   * the caret in every element, waiting for fonts, four more round trips). An agent's step is
-   * mostly its screenshot, and ten tasks at once share what it costs Chromium: at 1280×720 on a
-   * two-core VM, about 180 → 100 ms of CPU on a busy page (a canvas full of colour and text),
-   * 90 → 80 on a mostly white one, where copying the frame out of the GPU process is most of
-   * it. In CSS pixels at any device scale: this CDP session emulates nothing, so Chromium
-   * captures the view at its size in CSS pixels (a session that emulates the device, as
-   * Playwright's does, would capture device pixels).
-   */
+  /** The viewport as a PNG, straight from Chromium (see captureViewport). */
   private async capture(page: Page): Promise<Buffer> {
-    const cdp = await this.cdp(page);
-    const { data } = await cdp.send('Page.captureScreenshot', {
-      format: 'png',
-      optimizeForSpeed: true,
-    });
-    return Buffer.from(data, 'base64');
+    return captureViewport(await this.cdp(page));
   }
 
   pageContext(tab: { executed?: string; requested?: string }): Promise<PageContext | undefined> {
