@@ -123,13 +123,17 @@ describe('desktop tasks', () => {
       const run = await finished(started.body.task_id as string);
       expect(run.status, `${t.name}: ${run.error}`).toBe('completed');
       const shown = await eventually(sent, 10_000);
-      expect(shown, `the field holds ${await field()}`).toBe(`sent: ${t.text}`);
       runs.set(t.name, run.task_id);
       const events = (
         await (
           await SseReader.open(`${server.url}/agent/tasks/${run.task_id}/events`, server.key)
         ).all()
       ).map((event) => event.data as Record<string, any>);
+      const failed = events.filter((e) => e.type === 'action_result' && e.status === 'error');
+      expect(
+        shown,
+        `the field holds ${await field()}; failed actions: ${JSON.stringify(failed)}`,
+      ).toBe(`sent: ${t.text}`);
       const clicks = events.filter((e) => e.type === 'action' && e.action.type === 'click');
       for (const click of clicks) expect(click.check.region_hash).toMatch(/^[0-9a-f]{18}$/);
 

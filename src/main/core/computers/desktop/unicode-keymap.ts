@@ -26,15 +26,22 @@ export class UnicodeKeymap {
   }
 
   private async bind(chars: string[], spare: number[]): Promise<string[]> {
-    const expressions: string[] = [];
+    const fresh = new Map<string, number>();
     for (const char of new Set(chars)) {
-      if (this.bound.has(char)) continue;
-      const keycode = spare[this.next++ % spare.length]!;
-      for (const [other, code] of this.bound) if (code === keycode) this.bound.delete(other);
-      this.bound.set(char, keycode);
-      expressions.push('-e', `keycode ${keycode} = ${keysym(char)} ${keysym(char)}`);
+      if (!this.bound.has(char)) fresh.set(char, spare[this.next++ % spare.length]!);
     }
-    if (expressions.length) await this.run('xmodmap', expressions);
+    if (fresh.size > 0) {
+      const expressions = [...fresh].flatMap(([char, keycode]) => [
+        '-e',
+        `keycode ${keycode} = ${keysym(char)} ${keysym(char)}`,
+      ]);
+      // Remembered only once bound: after a failed xmodmap, the next try binds them again.
+      await this.run('xmodmap', expressions);
+      for (const [char, keycode] of fresh) {
+        for (const [other, code] of this.bound) if (code === keycode) this.bound.delete(other);
+        this.bound.set(char, keycode);
+      }
+    }
     return chars.map(keysym);
   }
 
