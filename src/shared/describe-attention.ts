@@ -64,9 +64,13 @@ export function describeModelRetry(retry: {
   attempt: number;
   attempts: number;
 }): string {
-  const ms = retry.wait_ms;
-  const wait = ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
-  return `${retry.error}; trying again in ${wait} (try ${retry.attempt} of ${retry.attempts})`;
+  return `${retry.error}; trying again in ${durationText(retry.wait_ms)} (try ${retry.attempt} of ${retry.attempts})`;
+}
+
+/** "30 ms", "1.2 s", "120 s". */
+export function durationText(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${ms < 10_000 ? Number((ms / 1000).toFixed(1)) : Math.round(ms / 1000)} s`;
 }
 
 export function describeHeldAction(action: RanAction): string {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
+import { describeModelRetry, durationText } from '../../../shared/describe-attention.js';
 import { ChatCompletion, type ChatCompletionBody } from '../../../shared/responses.js';
 import { ModelError, type ChatReply, type ProviderCall } from './model-provider.js';
 
@@ -196,9 +197,7 @@ async function send(endpoint: ProviderEndpoint, body: unknown, call: ProviderCal
       attempt: tries + 1,
       attempts: endpoint.retries + 1,
     };
-    endpoint.log?.(
-      `${retry.error}; trying again in ${seconds(wait)} (try ${retry.attempt} of ${retry.attempts})`,
-    );
+    endpoint.log?.(describeModelRetry(retry));
     call.onRetry?.(retry);
     try {
       await sleep(wait, undefined, { signal });
@@ -286,16 +285,10 @@ function afterTries(
   if (tries > 1) notes.push(`tried ${tries} times`);
   if (tooLateMs !== undefined) {
     notes.push(
-      `it asked for ${seconds(tooLateMs)} before another try, longer than timeout_ms, ${seconds(endpoint.timeoutMs)}`,
+      `it asked for ${durationText(tooLateMs)} before another try, longer than timeout_ms, ${durationText(endpoint.timeoutMs)}`,
     );
   }
   return new ModelError(error.kind, `${error.message} (${notes.join('; ')})`, error.upstream);
-}
-
-/** "30 ms", "1.2 s", "120 s". */
-function seconds(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${ms < 10_000 ? Number((ms / 1000).toFixed(1)) : Math.round(ms / 1000)} s`;
 }
 
 /** 0.5 s before the second try, doubling up to 8 s, less up to a quarter so clients spread out. */
