@@ -293,6 +293,31 @@ describe('the browser of a desktop computer', () => {
     });
   });
 
+  it('keeps what its browser downloads when the desktop runs on the host, unsandboxed', async () => {
+    const patched = await server.request('PATCH', '/settings', { exec: { sandbox_owner: false } });
+    expect(patched.status, patched.text).toBe(200);
+    try {
+      const id = await create();
+      // On the host: its commands see Benchtop's data dir, which a sandbox hides.
+      const onHost = await post(id, 'exec/sync', {
+        command: `test -d ${server.dataDir} && echo host`,
+      });
+      expect(onHost.body.stdout).toBe('host\n');
+      const answer = await post(id, 'navigate', { url: `${fixtures.url}/invoice.csv` });
+      expect(answer.body.error_message).toContain('the file goes to the computer');
+      const [saved] = await eventually(async () => {
+        const listed = await server.request('GET', `/computers/${id}/downloads`);
+        return listed.body.data.length > 0 && listed.body.data;
+      });
+      const invoice = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv'));
+      expect(saved).toMatchObject({ name: 'invoice.csv', size_bytes: invoice.length });
+      const served = await server.request('GET', `/computers/${id}/downloads/invoice.csv`);
+      expect(Buffer.from(served.text)).toEqual(invoice);
+    } finally {
+      await server.request('PATCH', '/settings', { exec: { sandbox_owner: null } });
+    }
+  });
+
   it("keeps a persistent desktop's browser profile: cookies and storage come back", async () => {
     const call = (method: string, path: string, body?: unknown) =>
       server.request(method, path, body);
