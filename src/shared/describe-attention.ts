@@ -53,10 +53,6 @@ export const STALL_WORDS: Record<StallKind, string> = {
   oscillating: 'two screens alternating',
 };
 
-/**
- * A held action as a person reads it: "click at 150, 130", "run “rm -rf /tmp/x”". A shell
- * command is held as exec or exec_sync with its command line; debug carries it in `command`.
- */
 /** A task waiting out a rate limit: "OpenAI answered HTTP 429: …; trying again in 2 s (try 2 of 3)". */
 export function describeModelRetry(retry: {
   error: string;
@@ -73,6 +69,10 @@ export function durationText(ms: number): string {
   return `${ms < 10_000 ? Number((ms / 1000).toFixed(1)) : Math.round(ms / 1000)} s`;
 }
 
+/**
+ * A held action as a person reads it: "click at 150, 130", "run “rm -rf /tmp/x”". A shell
+ * command is held as exec or exec_sync with its command line; debug carries it in `command`.
+ */
 export function describeHeldAction(action: RanAction): string {
   const { command } = action;
   const line =
