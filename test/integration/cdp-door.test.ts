@@ -220,6 +220,15 @@ describe('downloads of a cdp computer', () => {
         readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv'), 'utf8'),
       );
       expect(readdirSync(elsewhere)).toEqual([]);
+      // Kept in the computer's recording too: listed and served after the computer ended.
+      await browser.disconnect();
+      await server.request('DELETE', `/computers/${computer.id}`);
+      const after = await server.request('GET', `/computers/${computer.id}/downloads`);
+      expect(after.body.data, after.text).toEqual([
+        expect.objectContaining({ name: 'invoice.csv' }),
+      ]);
+      const kept = await server.request('GET', `/computers/${computer.id}/downloads/invoice.csv`);
+      expect(kept.text).toBe(file.text);
     } finally {
       await browser.disconnect();
       rmSync(elsewhere, { recursive: true, force: true });

@@ -59,6 +59,17 @@ export class BrowserDownloads extends DownloadDir {
     await Promise.allSettled(pending.map(({ saved }) => saved));
   }
 
+  /**
+   * Keeps in the recording what Chromium wrote here by itself: a CDP client that sets its own
+   * download behaviour has its files land in this folder without passing through `save`. Called
+   * once the browser closed, so every file left is whole.
+   */
+  async keepTheRest(): Promise<void> {
+    if (!this.keepIn) return;
+    const kept = new Set(await readdir(this.keepIn).catch(() => [] as string[]));
+    for (const { name } of await this.list()) if (!kept.has(name)) await this.keep(name);
+  }
+
   private async save(download: Download, tabId: string): Promise<void> {
     const name = await this.freeName(safeName(download.suggestedFilename()));
     const partial = join(this.dir, `.${name}.part`);

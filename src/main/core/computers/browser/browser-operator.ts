@@ -417,6 +417,7 @@ export class BrowserOperator implements TabbedOperator<BrowserActionName> {
     // longer than REMOTE_CLOSE_MS (its backend's loss ends it there anyway).
     const closed = this.context.close().catch(() => {});
     await (this.options.host.remote ? Promise.race([closed, sleep(REMOTE_CLOSE_MS)]) : closed);
+    await this.downloads.keepTheRest();
     await this.options.release?.().catch(() => {});
   }
 }
