@@ -65,6 +65,22 @@ async function showsProduct(id: string, key: ProductKey, saveTo?: string): Promi
   return [0, 1, 2].every((channel) => Math.abs(data[offset + channel]! - want[channel]!) <= 8);
 }
 
+/** The desktop's browser opens a CSV: the file is kept, listed and served, byte for byte. */
+async function downloadsInvoice(id: string): Promise<void> {
+  const answer = await post(id, 'navigate', { url: `${fixtures.url}/invoice.csv` });
+  expect(answer.body.error_message).toContain(
+    "started a download instead of loading a page; the file goes to the computer's downloads",
+  );
+  const [saved] = await eventually(async () => {
+    const listed = await server.request('GET', `/computers/${id}/downloads`);
+    return listed.body.data.length > 0 && listed.body.data;
+  });
+  const invoice = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv'));
+  expect(saved).toMatchObject({ name: 'invoice.csv', size_bytes: invoice.length });
+  const served = await server.request('GET', `/computers/${id}/downloads/invoice.csv`);
+  expect(Buffer.from(served.text)).toEqual(invoice);
+}
+
 /** Main processes of Chromium on a display (not its renderers, GPU or crash handler). */
 async function browsersOn(display: string): Promise<number[]> {
   const found: number[] = [];
@@ -272,17 +288,7 @@ describe('the browser of a desktop computer', () => {
 
   it('keeps what its browser downloads, listed and served as a browser computer does', async () => {
     const id = await create();
-    const file = `${fixtures.url}/invoice.csv`;
-    const answer = await post(id, 'navigate', { url: file });
-    expect(answer.body.error_message).toContain('started a download instead of loading a page');
-    const [saved] = await eventually(async () => {
-      const listed = await server.request('GET', `/computers/${id}/downloads`);
-      return listed.body.data.length > 0 && listed.body.data;
-    });
-    const invoice = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv'));
-    expect(saved).toMatchObject({ name: 'invoice.csv', size_bytes: invoice.length });
-    const served = await server.request('GET', `/computers/${id}/downloads/invoice.csv`);
-    expect(Buffer.from(served.text)).toEqual(invoice);
+    await downloadsInvoice(id);
     // Kept outside the sandbox: nothing of it is left in the browser's /tmp.
     const left = await post(id, 'exec/sync', {
       command: 'ls -d /tmp/benchtop-downloads-*/ && find /tmp/benchtop-downloads-* -type f',
@@ -303,16 +309,7 @@ describe('the browser of a desktop computer', () => {
         command: `test -d ${server.dataDir} && echo host`,
       });
       expect(onHost.body.stdout).toBe('host\n');
-      const answer = await post(id, 'navigate', { url: `${fixtures.url}/invoice.csv` });
-      expect(answer.body.error_message).toContain('the file goes to the computer');
-      const [saved] = await eventually(async () => {
-        const listed = await server.request('GET', `/computers/${id}/downloads`);
-        return listed.body.data.length > 0 && listed.body.data;
-      });
-      const invoice = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv'));
-      expect(saved).toMatchObject({ name: 'invoice.csv', size_bytes: invoice.length });
-      const served = await server.request('GET', `/computers/${id}/downloads/invoice.csv`);
-      expect(Buffer.from(served.text)).toEqual(invoice);
+      await downloadsInvoice(id);
     } finally {
       await server.request('PATCH', '/settings', { exec: { sandbox_owner: null } });
     }
