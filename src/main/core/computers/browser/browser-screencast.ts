@@ -2,6 +2,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { Pacer } from '../pacer.js';
 import { keepOutOfActions, type Activity } from '../activity.js';
 import { jpegOfPng, jpegSize, pngSize, type CaptureOptions, type FrameSink } from '../operator.js';
+import { StallWatch } from './stall-watch.js';
 
 /** How often the capture checks whether another tab became the main one. */
 const FOLLOW_MAIN_MS = 250;
@@ -9,7 +10,7 @@ const FOLLOW_MAIN_MS = 250;
 const STILL_MS = 2000;
 /** A still page is looked at again this often, for what the page's hints cannot tell (a canvas). */
 const PROBE_MS = 5000;
-/** How often the capture checks for a page gone still, or due for a look. */
+/** How often the capture checks for a page gone still, due for a look, or a stalled screencast. */
 const TICK_MS = 250;
 /**
  * A still page's look: one small PNG frame (lossless, so the same pixels give the same bytes),
@@ -96,6 +97,7 @@ export async function startBrowserCapture(
   let stillLook: string | undefined;
   let lastFrameAt = Date.now();
   let lastProbeAt = 0;
+  let stall = new StallWatch(Date.now());
   const watchStill = options.betweenActions === true && activity !== undefined;
 
   const screencast = (session: CDPSession, as: 'full' | 'probe') =>
@@ -119,6 +121,7 @@ export async function startBrowserCapture(
     // Sent in order on one session: a change is a stop, then a start with the new parameters.
     if (casting) session.send('Page.stopScreencast').catch(() => {});
     casting = wanted;
+    if (wanted === 'full') stall.started(Date.now());
     if (wanted) screencast(session, wanted).catch(() => {});
   };
   /** The page moved on (an action, a hint, another tab): captured at once, and not still. */
@@ -165,11 +168,13 @@ export async function startBrowserCapture(
    * A screencast started as the tab's document was being replaced sometimes sends its first frame
    * and then none (Chromium; about 1 start in 3 right before a setContent, 1 in 20 before a
    * navigation, here): a person who opened the live view as the agent navigated saw a still
-   * picture. It is started again once each new document of the tab has loaded.
+   * picture. It is started again once each new document of the tab has loaded, and whenever it
+   * stalled all the same (StallWatch).
    */
   const renew = () => {
     const session = current?.session;
     if (!session || casting !== 'full') return;
+    stall.started(Date.now());
     session.send('Page.stopScreencast').catch(() => {});
     screencast(session, 'full').catch(() => {});
   };
@@ -182,6 +187,7 @@ export async function startBrowserCapture(
     probing = false;
     stillLook = undefined;
     lastFrameAt = Date.now();
+    stall = new StallWatch(lastFrameAt);
     session.on('Page.screencastFrame', ({ data, sessionId }) => {
       void session.send('Page.screencastFrameAck', { sessionId }).catch(() => {});
       if (stopped || current?.session !== session) return;
@@ -192,6 +198,7 @@ export async function startBrowserCapture(
         return;
       }
       lastFrameAt = Date.now();
+      stall.frame(lastFrameAt);
       // Newer than any screenshot taken as a frame, or waiting to be.
       lastShown = undefined;
       shown.drop();
@@ -204,11 +211,11 @@ export async function startBrowserCapture(
         await screencast(session, 'full');
       }
       // After the start: the first frame does not wait for them.
-      if (watchStill) {
-        await hintsFrom(session, () => {
-          if (still && current === started) awake();
-        }).catch(() => {});
-      }
+      await hintsFrom(session, () => {
+        if (current !== started) return;
+        if (still) awake();
+        else if (casting === 'full') stall.hint(Date.now());
+      }).catch(() => {});
     } catch (error) {
       // Refused while the page was being replaced (a capture started with the computer races its
       // first navigation): forgotten, so the next look at the main tab starts it again.
@@ -274,34 +281,33 @@ export async function startBrowserCapture(
   await follow();
   const timer = setInterval(() => void follow(), FOLLOW_MAIN_MS);
   timer.unref();
-  const stillness = watchStill
-    ? setInterval(() => {
-        const now = Date.now();
-        if (!running || !current || probing) return;
-        // Still from now: its first look is taken at once, to compare the later ones with.
-        const due = still ? now - lastProbeAt >= PROBE_MS : now - lastFrameAt >= STILL_MS;
-        if (!due) return;
-        still = true;
-        probing = true;
-        lastProbeAt = now;
-        sync();
-      }, TICK_MS)
-    : undefined;
-  stillness?.unref();
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    if (casting === 'full' && stall.stalled(now)) renew();
+    if (!watchStill || !running || !current || probing) return;
+    // Still from now: its first look is taken at once, to compare the later ones with.
+    const due = still ? now - lastProbeAt >= PROBE_MS : now - lastFrameAt >= STILL_MS;
+    if (!due) return;
+    still = true;
+    probing = true;
+    lastProbeAt = now;
+    sync();
+  }, TICK_MS);
+  ticker.unref();
   return async () => {
     stopped = true;
     unsubscribe();
     shown.stop();
     clearInterval(timer);
-    clearInterval(stillness);
+    clearInterval(ticker);
     await stopCurrent();
   };
 }
 
 /**
  * Has the page call `changed` when it may look different (HINTS), in this document and the ones
- * it navigates to. Hints only wake a still capture sooner: a page that refuses them (closing,
- * being replaced) is still probed.
+ * it navigates to. Hints wake a still capture sooner, and tell a running one of changes its
+ * frames must show; a page that refuses them (closing, being replaced) is still probed.
  */
 async function hintsFrom(session: CDPSession, changed: () => void): Promise<void> {
   session.on('Runtime.bindingCalled', ({ name }) => {
