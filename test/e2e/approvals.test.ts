@@ -219,6 +219,34 @@ describe('the Needs-you screen', () => {
     expect(await timesPaid()).toBe(1);
   });
 
+  it("a task's held action is decided on the task's own page, where Resume is not offered", async () => {
+    const paidBefore = await timesPaid();
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'Pay for the order',
+      computer_id: computerId,
+    });
+    expect(started.status, started.text).toBe(200);
+    const taskId = started.body.task_id as string;
+    const page = await open(`#/tasks/${taskId}`);
+
+    const card = await heldClick(page);
+    await page.getByText('Paused: waiting for a person to approve an action.').waitFor();
+    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(0);
+    await saveScreenshots(page, 'task-held-action');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await page
+      .getByRole('status')
+      .getByText(`Approved: click at 100, 60 on ${computerId} ran.`)
+      .waitFor();
+    await card.waitFor({ state: 'detached' });
+    await eventually(
+      async () =>
+        (await server.request('GET', `/agent/tasks/${taskId}`)).body.status === 'completed',
+      15_000,
+    );
+    expect(await timesPaid()).toBe(paidBefore + 1);
+  });
+
   it('a failed task stays until the person dismisses it', async () => {
     const started = await server.request('POST', '/agent/tasks', {
       instruction: 'Check the order',

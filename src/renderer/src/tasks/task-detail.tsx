@@ -17,6 +17,7 @@ import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { ReplayControls } from './replay-controls.js';
+import { TaskApprovals } from './task-approvals.js';
 import { TaskTimeline } from './task-timeline.js';
 import { useTaskEvents } from './use-task-events.js';
 import { CostCell } from '../usage/usage-screen.js';
@@ -30,9 +31,11 @@ export function TaskDetail({ taskId }: { taskId: string }) {
   const { events, error: streamError } = useTaskEvents(taskId);
   const [error, setError] = useState<string>();
   const last = events.at(-1)?.type;
-  // Control events change the status: show it at once instead of at the next poll.
+  // Control events change the status (and what waits for a person): show it at once instead of
+  // at the next poll.
   useEffect(() => {
     void queryClient.invalidateQueries({ queryKey: queryKeys.task(taskId) });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.attention });
   }, [queryClient, taskId, last]);
   const showShots = useScreenshotsKept(task.data, events);
   const current = task.data;
@@ -68,6 +71,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       <ErrorText message={error ?? firstError(task.error) ?? streamError} />
       {!current && !task.error && <Spinner label="loading the task" />}
       {current && <TaskFacts task={current} onControl={control.mutateAsync} onError={setError} />}
+      {current && LIVE_STATUSES.includes(current.status) && <TaskApprovals taskId={taskId} />}
       <div className={recording ? 'task-body with-video' : 'task-body'}>
         <div>
           <h2>Timeline</h2>
@@ -131,7 +135,8 @@ function TaskFacts({ task, onControl, onError }: FactsProps) {
               Pause
             </AsyncButton>
           )}
-          {task.status === 'paused' && (
+          {/* A held action goes on once decided (below); resuming cannot skip it. */}
+          {task.status === 'paused' && task.paused_reason !== 'approval' && (
             <AsyncButton onClick={() => onControl('resume')} onError={onError}>
               Resume
             </AsyncButton>
