@@ -247,6 +247,33 @@ describe('the Needs-you screen', () => {
     expect(await timesPaid()).toBe(paidBefore + 1);
   });
 
+  it("the computer's live view asks about its task's held action, and Approve there runs it", async () => {
+    const paidBefore = await timesPaid();
+    const page = await open(`#/computers/${computerId}`);
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'Pay for the order',
+      computer_id: computerId,
+    });
+    expect(started.status, started.text).toBe(200);
+    const taskId = started.body.task_id as string;
+
+    const banner = page.locator('.driver-paused');
+    await banner.getByText(`Agent task ${taskId} waits for your approval.`).waitFor();
+    await banner.getByText('click at 100, 60 on button “Pay now”: Paying needs a person').waitFor();
+    expect(await banner.getByRole('button', { name: 'Resume it' }).count()).toBe(0);
+    await saveScreenshots(page, 'live-view-held-action');
+    await banner.getByRole('button', { name: 'Approve' }).click();
+    await eventually(
+      async () =>
+        (await server.request('GET', `/agent/tasks/${taskId}`)).body.status === 'completed',
+      15_000,
+    );
+    expect(await timesPaid()).toBe(paidBefore + 1);
+    expect(await server.request('GET', '/approvals?status=pending').then((r) => r.body)).toEqual(
+      [],
+    );
+  });
+
   it('a failed task stays until the person dismisses it', async () => {
     const started = await server.request('POST', '/agent/tasks', {
       instruction: 'Check the order',

@@ -1,12 +1,10 @@
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Approval, AttentionItem } from '../../../shared/approvals.js';
 import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
-import { useApi } from '../api/api-context.js';
-import { queryKeys } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { ItemHead } from './item-head.js';
+import { useDecision } from './use-held-approvals.js';
 
 type Props = {
   item: AttentionItem;
@@ -18,18 +16,9 @@ type Props = {
 
 /** A held action: what it would do and where, the screen when it was asked, Approve or Deny. */
 export function ApprovalCard({ item, approval, onDecided }: Props) {
-  const api = useApi();
   const [note, setNote] = useState('');
   const [error, setError] = useState<string>();
-  const decide = useMutation({
-    mutationFn: (verb: 'approve' | 'deny') =>
-      api.call(`approvals.${verb}`, {
-        params: { id: item.approval_id! },
-        body: note.trim() ? { note: note.trim() } : {},
-      }),
-    onSuccess: onDecided,
-    meta: { invalidates: [queryKeys.attention, queryKeys.pendingApprovals, queryKeys.tasks] },
-  });
+  const decide = useDecision(item.approval_id!, onDecided);
   const label = approval ? describeHeldAction(approval.action) : item.summary;
 
   return (
@@ -76,12 +65,12 @@ export function ApprovalCard({ item, approval, onDecided }: Props) {
               />
             </label>
             <div className="controls">
-              <AsyncButton onClick={() => decide.mutateAsync('approve')} onError={setError}>
+              <AsyncButton onClick={() => decide({ verb: 'approve', note })} onError={setError}>
                 Approve
               </AsyncButton>
               <AsyncButton
                 className="danger"
-                onClick={() => decide.mutateAsync('deny')}
+                onClick={() => decide({ verb: 'deny', note })}
                 onError={setError}
               >
                 Deny

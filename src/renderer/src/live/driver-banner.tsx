@@ -1,5 +1,11 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
+import {
+  describeHeldAction,
+  describeTarget,
+  PAUSED_WORDS,
+} from '../../../shared/describe-attention.js';
 import type { Task } from '../../../shared/tasks.js';
+import { useDecision, useHeldApprovals } from '../attention/use-held-approvals.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
@@ -35,10 +41,22 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
         {instruction(driver.task)}
       </>
     );
-  } else if (driver.who === 'paused') {
+  } else if (driver.who === 'paused' && driver.task.paused_reason === 'approval') {
+    // Resuming cannot skip a held action: the person decides it here, the live view below.
     body = (
       <>
-        <strong>Agent task {taskLink(driver.task.task_id)} is paused.</strong>
+        <HeldAction task={driver.task} link={taskLink(driver.task.task_id)} onError={setError} />
+        {instruction(driver.task)}
+      </>
+    );
+  } else if (driver.who === 'paused') {
+    const reason = driver.task.paused_reason;
+    body = (
+      <>
+        <strong>
+          Agent task {taskLink(driver.task.task_id)} is paused
+          {reason && reason !== 'user' ? `: ${PAUSED_WORDS[reason]}` : ''}.
+        </strong>
         <AsyncButton onClick={onHandBack} onError={setError}>
           Resume it
         </AsyncButton>
@@ -78,5 +96,39 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
       {body}
       <ErrorText message={error} />
     </div>
+  );
+}
+
+type HeldProps = { task: Task; link: ReactNode; onError: (message: string | undefined) => void };
+
+/** The action a paused task waits on a person's decision for, with Approve and Deny. */
+function HeldAction({ task, link, onError }: HeldProps) {
+  const first = useHeldApprovals(task.task_id).held[0];
+  const decide = useDecision(first?.item.approval_id ?? '');
+  const approval = first?.approval;
+  const what = approval
+    ? `${describeHeldAction(approval.action)}${
+        approval.target ? ` on ${describeTarget(approval.target)}` : ''
+      }: ${approval.reason}`
+    : first?.item.summary;
+  return (
+    <>
+      <strong>Agent task {link} waits for your approval.</strong>
+      {first && (
+        <>
+          <AsyncButton onClick={() => decide({ verb: 'approve' })} onError={onError}>
+            Approve
+          </AsyncButton>
+          <AsyncButton
+            className="danger"
+            onClick={() => decide({ verb: 'deny' })}
+            onError={onError}
+          >
+            Deny
+          </AsyncButton>
+        </>
+      )}
+      {what && <span className="held-action">{what}</span>}
+    </>
   );
 }

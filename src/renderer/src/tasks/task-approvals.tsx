@@ -1,10 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Approval } from '../../../shared/approvals.js';
-import { useApi } from '../api/api-context.js';
-import { firstError } from '../api/error-text.js';
-import { attentionQuery, pendingApprovalsQuery } from '../api/queries.js';
 import { ApprovalCard, decisionText } from '../attention/approval-card.js';
+import { useHeldApprovals } from '../attention/use-held-approvals.js';
 import { ErrorText } from '../components/feedback.js';
 
 /**
@@ -12,12 +9,7 @@ import { ErrorText } from '../components/feedback.js';
  * watching the task is asked where they look, and the last decision stays in words.
  */
 export function TaskApprovals({ taskId }: { taskId: string }) {
-  const api = useApi();
-  const attention = useQuery(attentionQuery(api));
-  const held = (attention.data ?? []).filter(
-    (item) => item.type === 'approval' && item.task_id === taskId && item.approval_id,
-  );
-  const approvals = useQuery({ ...pendingApprovalsQuery(api), enabled: held.length > 0 });
+  const { held, error } = useHeldApprovals(taskId);
   const [decided, setDecided] = useState<Approval>();
   if (held.length === 0 && !decided) return null;
   return (
@@ -27,12 +19,12 @@ export function TaskApprovals({ taskId }: { taskId: string }) {
           {decisionText(decided)}
         </p>
       )}
-      <ErrorText message={firstError(approvals.error)} />
-      {held.map((item) => (
+      <ErrorText message={error} />
+      {held.map(({ item, approval }) => (
         <ApprovalCard
           key={item.approval_id}
           item={item}
-          approval={approvals.data?.find((approval) => approval.id === item.approval_id)}
+          approval={approval}
           onDecided={setDecided}
         />
       ))}

@@ -1,0 +1,43 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import type { Approval, AttentionItem } from '../../../shared/approvals.js';
+import { useApi } from '../api/api-context.js';
+import { firstError } from '../api/error-text.js';
+import { attentionQuery, pendingApprovalsQuery, queryKeys } from '../api/queries.js';
+
+export type Held = {
+  item: AttentionItem & { approval_id: string };
+  /** The pending approval the item stands for; undefined until the list of approvals has it. */
+  approval: Approval | undefined;
+};
+
+/** The actions of one task held for a person's decision, oldest first. */
+export function useHeldApprovals(taskId: string): { held: Held[]; error: string | undefined } {
+  const api = useApi();
+  const attention = useQuery(attentionQuery(api));
+  const items = (attention.data ?? []).filter(
+    (item): item is Held['item'] =>
+      item.type === 'approval' && item.task_id === taskId && !!item.approval_id,
+  );
+  const approvals = useQuery({ ...pendingApprovalsQuery(api), enabled: items.length > 0 });
+  return {
+    held: items.map((item) => ({
+      item,
+      approval: approvals.data?.find((approval) => approval.id === item.approval_id),
+    })),
+    error: firstError(approvals.error),
+  };
+}
+
+/** Approves or denies one held action (a note goes with either); onDecided gets the answer. */
+export function useDecision(approvalId: string, onDecided?: (answer: Approval) => void) {
+  const api = useApi();
+  return useMutation({
+    mutationFn: ({ verb, note }: { verb: 'approve' | 'deny'; note?: string }) =>
+      api.call(`approvals.${verb}`, {
+        params: { id: approvalId },
+        body: note?.trim() ? { note: note.trim() } : {},
+      }),
+    onSuccess: onDecided,
+    meta: { invalidates: [queryKeys.attention, queryKeys.pendingApprovals, queryKeys.tasks] },
+  }).mutateAsync;
+}
