@@ -577,10 +577,15 @@ describe('who drives what', () => {
     expect(await idleCell(driven.computerId).innerText()).toBe('after its task');
     expect(await idleCell(idle.computerId).innerText()).toMatch(/^\d+:\d\d$/);
 
+    // Paused, the line says why.
+    const reason = line.locator('.driven-by-reason');
     await server.request('POST', `/agent/tasks/${driven.taskId}/pause`);
     await taskStatus.filter({ hasText: /^paused$/ }).waitFor();
+    expect(await reason.innerText()).toBe('by a person');
+    await saveScreenshots(page, 'sessions-driven-paused');
     await server.request('POST', `/agent/tasks/${driven.taskId}/resume`);
     await taskStatus.filter({ hasText: /^running$/ }).waitFor();
+    expect(await reason.innerText()).toBe('');
     await saveScreenshots(page, 'sessions-driven');
 
     await link.click();

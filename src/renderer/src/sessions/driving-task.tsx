@@ -1,4 +1,5 @@
-import type { Task } from '../../../shared/tasks.js';
+import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
+import type { PausedReason, Task } from '../../../shared/tasks.js';
 import { href } from '../hooks/use-hash-route.js';
 import { TaskStatusBadge } from '../tasks/task-status-badge.js';
 
@@ -14,6 +15,10 @@ export function DrivingTaskRow({ task, columns }: { task: Task; columns: number 
         <div className="driven-by-line">
           <span className="driven-by-label">Driven by agent task</span>
           <TaskStatusBadge status={task.status} />
+          {/* Always there (empty unless paused), so the instruction keeps its column. */}
+          <span className="driven-by-reason">
+            {task.status === 'paused' && task.paused_reason && pausedWhy(task.paused_reason)}
+          </span>
           <a
             className="driven-by-instruction"
             href={href.task(task.task_id)}
@@ -25,4 +30,9 @@ export function DrivingTaskRow({ task, columns }: { task: Task; columns: number 
       </td>
     </tr>
   );
+}
+
+/** Why the task is paused, after its badge that says "paused". */
+function pausedWhy(reason: PausedReason): string {
+  return reason === 'user' ? 'by a person' : PAUSED_WORDS[reason];
 }
