@@ -231,7 +231,7 @@ describe('the Needs-you screen', () => {
 
     const card = await heldClick(page);
     await page.getByText('Paused: waiting for a person to approve an action.').waitFor();
-    expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Resume', exact: true }).count()).toBe(0);
     await saveScreenshots(page, 'task-held-action');
     await card.getByRole('button', { name: 'Approve' }).click();
     await page

@@ -112,4 +112,70 @@ describe('usage in the window', () => {
     expect(await page.getByText('1 call came through the Responses API').count()).toBe(1);
     await saveScreenshots(page, 'usage');
   });
+
+  it('a task out of budget is raised and resumed from its live view, then from its page', async () => {
+    fake.reset();
+    const click = {
+      tool_calls: [
+        {
+          id: 'c1',
+          type: 'function',
+          function: { name: 'computer', arguments: '{"action":"click","x":100,"y":100}' },
+        },
+      ],
+    };
+    // 1,230 tokens a call: the first reaches 1,000, the second the 2,000 it is raised to.
+    fake.reply(
+      { json: chatCompletion(click) },
+      { json: chatCompletion(click) },
+      { json: chatCompletion({ content: 'Clicked twice.' }) },
+    );
+    const computer = await server.request('POST', '/computers', {
+      display: { width: 400, height: 300 },
+    });
+    const computerId = computer.body.id as string;
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'Click twice',
+      computer_id: computerId,
+      stall_detection: false,
+      max_tokens: 1000,
+    });
+    expect(started.status, started.text).toBe(200);
+    const taskId = started.body.task_id as string;
+    const pausedAt = (limit: number) =>
+      eventually(async () => {
+        const current = (await server.request('GET', `/agent/tasks/${taskId}`)).body as Task;
+        return current.paused_reason === 'budget' && current.budgets.max_tokens === limit;
+      }, 20_000);
+
+    // The queue offers the same.
+    const queue = await open('#/attention');
+    const item = queue.locator('article.attention-budget');
+    await item.getByRole('spinbutton', { name: 'Tokens (was 1,000)' }).waitFor();
+    await item.getByRole('link', { name: 'Open the task' }).waitFor();
+
+    const live = await open(`#/computers/${computerId}`);
+    const banner = live.locator('.driver-paused');
+    await banner.getByText(`Agent task ${taskId} is paused: a budget was reached.`).waitFor();
+    expect(await banner.getByRole('button', { name: 'Resume it' }).count()).toBe(0);
+    // Twice the old limit is offered.
+    const raised = banner.getByRole('spinbutton', { name: 'Tokens (was 1,000)' });
+    expect(await raised.inputValue()).toBe('2000');
+    await saveScreenshots(live, 'live-view-budget');
+    await banner.getByRole('button', { name: 'Raise and resume' }).click();
+    await pausedAt(2000);
+
+    const page = await open(`#/tasks/${taskId}`);
+    await page.getByText('Paused: a budget was reached.').waitFor();
+    expect(await page.getByRole('button', { name: 'Resume', exact: true }).count()).toBe(0);
+    await page.getByRole('spinbutton', { name: 'Tokens (was 2,000)' }).fill('10000');
+    await page.getByRole('button', { name: 'Raise and resume' }).click();
+    const done = await eventually(async () => {
+      const current = (await server.request('GET', `/agent/tasks/${taskId}`)).body as Task;
+      return current.status === 'completed' && current;
+    }, 20_000);
+    expect(done).toMatchObject({ budgets: { max_tokens: 10000 }, result: 'Clicked twice.' });
+    expect(fake.requests).toHaveLength(3);
+    await server.request('DELETE', `/computers/${computerId}`);
+  });
 });

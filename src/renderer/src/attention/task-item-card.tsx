@@ -1,13 +1,13 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { AttentionItem } from '../../../shared/approvals.js';
-import type { BudgetName, Budgets, Task } from '../../../shared/tasks.js';
+import type { Budgets } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { queryKeys, taskQuery } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
-import { BUDGET_LABELS, reachedBudget } from '../tasks/budgets.js';
+import { RaiseBudget } from '../tasks/raise-budget.js';
 import { ItemHead } from './item-head.js';
 
 /**
@@ -60,7 +60,12 @@ function ResumeControls({ taskId, raiseBudget }: { taskId: string; raiseBudget: 
     meta: { invalidates: [queryKeys.attention, queryKeys.tasks] },
   });
   if (raiseBudget && task.data) {
-    return <RaiseBudget task={task.data} onResume={resume.mutateAsync} />;
+    return (
+      <div className="controls">
+        <RaiseBudget task={task.data} onResume={resume.mutateAsync} />
+        <a href={href.task(taskId)}>Open the task</a>
+      </div>
+    );
   }
   return (
     <div className="controls">
@@ -71,48 +76,4 @@ function ResumeControls({ taskId, raiseBudget }: { taskId: string; raiseBudget: 
       <ErrorText message={error} />
     </div>
   );
-}
-
-/** The budget the task reached, raised by the person before it resumes. */
-function RaiseBudget({
-  task,
-  onResume,
-}: {
-  task: Task;
-  onResume: (b: Budgets) => Promise<unknown>;
-}) {
-  const reached = reachedBudget(task);
-  const limit = task.budgets[reached];
-  const [value, setValue] = useState(() => String(limit === null ? '' : suggestion(limit)));
-  const [error, setError] = useState<string>();
-  const number = Number(value);
-  const valid = value.trim() !== '' && Number.isFinite(number) && number > 0;
-  return (
-    <div className="controls">
-      <label>
-        {BUDGET_LABELS[reached]} (was {limit === null ? 'unset' : limit.toLocaleString('en-US')})
-        <input
-          type="number"
-          min={0}
-          step="any"
-          value={value}
-          onChange={(event) => setValue(event.target.value)}
-        />
-      </label>
-      <AsyncButton
-        disabled={!valid}
-        onClick={() => onResume({ [reached]: number } as Record<BudgetName, number>)}
-        onError={setError}
-      >
-        Raise and resume
-      </AsyncButton>
-      <a href={href.task(task.task_id)}>Open the task</a>
-      <ErrorText message={error} />
-    </div>
-  );
-}
-
-/** Twice the old limit: room for as much again. */
-function suggestion(limit: number): number {
-  return Math.round(limit * 2 * 100) / 100;
 }

@@ -4,9 +4,10 @@ import {
   describeTarget,
   PAUSED_WORDS,
 } from '../../../shared/describe-attention.js';
-import type { Task } from '../../../shared/tasks.js';
+import type { Budgets, Task } from '../../../shared/tasks.js';
 import { useDecision, useHeldApprovals } from '../attention/use-held-approvals.js';
 import { AsyncButton } from '../components/async-button.js';
+import { RaiseBudget } from '../tasks/raise-budget.js';
 import { ErrorText } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
 import type { Driver } from './use-driver.js';
@@ -14,7 +15,8 @@ import type { Driver } from './use-driver.js';
 type Props = {
   driver: Driver;
   onTakeOver: () => Promise<void>;
-  onHandBack: () => Promise<void>;
+  /** Resumes the task, with a budget it reached raised. */
+  onHandBack: (budgets?: Budgets) => Promise<void>;
 };
 
 /**
@@ -57,9 +59,13 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
           Agent task {taskLink(driver.task.task_id)} is paused
           {reason && reason !== 'user' ? `: ${PAUSED_WORDS[reason]}` : ''}.
         </strong>
-        <AsyncButton onClick={onHandBack} onError={setError}>
-          Resume it
-        </AsyncButton>
+        {reason === 'budget' ? (
+          <RaiseBudget task={driver.task} onResume={onHandBack} />
+        ) : (
+          <AsyncButton onClick={() => onHandBack()} onError={setError}>
+            Resume it
+          </AsyncButton>
+        )}
         {instruction(driver.task)}
       </>
     );
@@ -71,7 +77,7 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
             keeps the agent's rows, and the view stays where it is. */}
         {driver.task && (
           <>
-            <AsyncButton onClick={onHandBack} onError={setError}>
+            <AsyncButton onClick={() => onHandBack()} onError={setError}>
               Hand back to {driver.task.task_id}
             </AsyncButton>
             {instruction(driver.task)}

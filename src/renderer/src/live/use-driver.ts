@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import type { Task } from '../../../shared/tasks.js';
+import type { Budgets, Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { ApiError } from '../../../shared/client/api-client.js';
 import { LIVE_STATUSES, queryKeys, taskListQuery } from '../api/queries.js';
@@ -13,6 +13,8 @@ export type Driver =
   | { who: 'agent'; task: Task }
   | { who: 'paused'; task: Task }
   | { who: 'person'; task?: Task };
+
+type Control = { taskId: string; verb: 'pause' | 'resume'; budgets?: Budgets };
 
 /** How often the live view asks which task drives its computer. */
 const DRIVER_POLL_MS = 1500;
@@ -31,9 +33,9 @@ export function useDriver(computerId: string) {
     select: (tasks: Task[]) => drivingTask(tasks, computerId),
   });
   const control = useMutation({
-    mutationFn: ({ taskId, verb }: { taskId: string; verb: 'pause' | 'resume' }) =>
-      api.call(`tasks.${verb}`, { params: { id: taskId } }),
-    meta: { invalidates: [queryKeys.tasks] },
+    mutationFn: ({ taskId, verb, budgets }: Control) =>
+      api.call(`tasks.${verb}`, { params: { id: taskId }, ...(budgets && { body: { budgets } }) }),
+    meta: { invalidates: [queryKeys.tasks, queryKeys.attention] },
   });
   const { mutateAsync } = control;
   const [personDriving, setPersonDriving] = useState(false);
@@ -57,12 +59,17 @@ export function useDriver(computerId: string) {
     }
   }, [mutateAsync]);
 
-  const handBack = useCallback(async () => {
-    const task = currentRef.current;
-    if (task?.status === 'paused') await mutateAsync({ taskId: task.task_id, verb: 'resume' });
-    pausedByUs.current = undefined;
-    setPersonDriving(false);
-  }, [mutateAsync]);
+  /** Resumes the task (with a budget it reached raised), and the person stops driving. */
+  const handBack = useCallback(
+    async (budgets?: Budgets) => {
+      const task = currentRef.current;
+      if (task?.status === 'paused')
+        await mutateAsync({ taskId: task.task_id, verb: 'resume', budgets });
+      pausedByUs.current = undefined;
+      setPersonDriving(false);
+    },
+    [mutateAsync],
+  );
 
   let driver: Driver = driving.isPending ? { who: 'unknown' } : { who: 'nobody' };
   if (personDriving) driver = { who: 'person', task: current };
