@@ -262,7 +262,15 @@ describe('the Needs-you screen', () => {
     await banner.getByText('click at 100, 60 on button “Pay now”: Paying needs a person').waitFor();
     expect(await banner.getByRole('button', { name: 'Resume it' }).count()).toBe(0);
     await saveScreenshots(page, 'live-view-held-action');
-    await banner.getByRole('button', { name: 'Approve' }).click();
+    // The person looks around first (a click on an empty part of the page): driving, they are
+    // still asked, and not offered a hand back that would be refused.
+    const stage = (await page.locator('.stage canvas').boundingBox())!;
+    await page.mouse.click(stage.x + stage.width * 0.8, stage.y + stage.height * 0.8);
+    const driving = page.locator('.driver-person');
+    await driving.getByText('You are driving.').waitFor();
+    await driving.getByText(`Agent task ${taskId} waits for your approval.`).waitFor();
+    expect(await driving.getByRole('button', { name: /^Hand back/ }).count()).toBe(0);
+    await driving.getByRole('button', { name: 'Approve' }).click();
     await eventually(
       async () =>
         (await server.request('GET', `/agent/tasks/${taskId}`)).body.status === 'completed',

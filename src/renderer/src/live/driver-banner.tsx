@@ -4,7 +4,7 @@ import {
   describeTarget,
   PAUSED_WORDS,
 } from '../../../shared/describe-attention.js';
-import type { Budgets, Task } from '../../../shared/tasks.js';
+import type { Budgets, PausedReason, Task } from '../../../shared/tasks.js';
 import { useDecision, useHeldApprovals } from '../attention/use-held-approvals.js';
 import { AsyncButton } from '../components/async-button.js';
 import { RaiseBudget } from '../tasks/raise-budget.js';
@@ -43,7 +43,7 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
         {instruction(driver.task)}
       </>
     );
-  } else if (driver.who === 'paused' && driver.task.paused_reason === 'approval') {
+  } else if (driver.who === 'paused' && waitsOn(driver.task) === 'approval') {
     // Resuming cannot skip a held action: the person decides it here, the live view below.
     body = (
       <>
@@ -77,9 +77,20 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
             keeps the agent's rows, and the view stays where it is. */}
         {driver.task && (
           <>
-            <AsyncButton onClick={() => onHandBack()} onError={setError}>
-              Hand back to {driver.task.task_id}
-            </AsyncButton>
+            {/* Handing back cannot skip what the task waits on: decided or raised here. */}
+            {waitsOn(driver.task) === 'approval' ? (
+              <HeldAction
+                task={driver.task}
+                link={taskLink(driver.task.task_id)}
+                onError={setError}
+              />
+            ) : waitsOn(driver.task) === 'budget' ? (
+              <RaiseBudget task={driver.task} onResume={onHandBack} />
+            ) : (
+              <AsyncButton onClick={() => onHandBack()} onError={setError}>
+                Hand back to {driver.task.task_id}
+              </AsyncButton>
+            )}
             {instruction(driver.task)}
           </>
         )}
@@ -103,6 +114,11 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
       <ErrorText message={error} />
     </div>
   );
+}
+
+/** Why a paused task is paused; undefined for one that runs. */
+function waitsOn(task: Task): PausedReason | undefined {
+  return task.status === 'paused' ? (task.paused_reason ?? undefined) : undefined;
 }
 
 type HeldProps = { task: Task; link: ReactNode; onError: (message: string | undefined) => void };
