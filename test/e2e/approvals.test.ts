@@ -31,6 +31,22 @@ const MODELS = {
         { output: [{ type: 'message', text: 'I was not allowed to pay.' }] },
       ]),
     },
+    // Asks for a person, then reports.
+    asker: {
+      provider: 'scripted' as const,
+      script: script('asker', [
+        {
+          output: [
+            {
+              type: 'function_call',
+              name: 'request_human',
+              arguments: { reason: 'Type the one-time code sent to the phone.' },
+            },
+          ],
+        },
+        { output: [{ type: 'message', text: 'Signed in.' }] },
+      ]),
+    },
     // Nothing listens there: a task on it fails at its first step.
     dead: { provider: 'openai-compatible' as const, base_url: 'http://127.0.0.1:9/v1' },
   },
@@ -279,6 +295,30 @@ describe('the Needs-you screen', () => {
     expect(await timesPaid()).toBe(paidBefore + 1);
     expect(await server.request('GET', '/approvals?status=pending').then((r) => r.body)).toEqual(
       [],
+    );
+  });
+
+  it('a task that asks for a person says why above the live view and on its page', async () => {
+    const started = await server.request('POST', '/agent/tasks', {
+      instruction: 'Sign in',
+      computer_id: computerId,
+      model: 'asker',
+    });
+    expect(started.status, started.text).toBe(200);
+    const taskId = started.body.task_id as string;
+    const asked = 'the agent asks for a person: Type the one-time code sent to the phone';
+
+    const taskPage = await open(`#/tasks/${taskId}`);
+    await taskPage.getByText(`Paused: ${asked}.`).waitFor();
+    const page = await open(`#/computers/${computerId}`);
+    const banner = page.locator('.driver-paused');
+    await banner.getByText(`Agent task ${taskId} is paused: ${asked}.`).waitFor();
+    await saveScreenshots(page, 'live-view-handoff');
+    await banner.getByRole('button', { name: 'Resume it' }).click();
+    await eventually(
+      async () =>
+        (await server.request('GET', `/agent/tasks/${taskId}`)).body.status === 'completed',
+      15_000,
     );
   });
 

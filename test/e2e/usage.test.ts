@@ -156,7 +156,9 @@ describe('usage in the window', () => {
 
     const live = await open(`#/computers/${computerId}`);
     const banner = live.locator('.driver-paused');
-    await banner.getByText(`Agent task ${taskId} is paused: a budget was reached.`).waitFor();
+    await banner
+      .getByText(`Agent task ${taskId} is paused: budget max_tokens reached: 1230 of 1000.`)
+      .waitFor();
     expect(await banner.getByRole('button', { name: 'Resume it' }).count()).toBe(0);
     // Twice the old limit is offered.
     const raised = banner.getByRole('spinbutton', { name: 'Tokens (was 1,000)' });
@@ -166,7 +168,7 @@ describe('usage in the window', () => {
     await pausedAt(2000);
 
     const page = await open(`#/tasks/${taskId}`);
-    await page.getByText('Paused: a budget was reached.').waitFor();
+    await page.getByText('Paused: budget max_tokens reached: 2460 of 2000.').waitFor();
     expect(await page.getByRole('button', { name: 'Resume', exact: true }).count()).toBe(0);
     await page.getByRole('spinbutton', { name: 'Tokens (was 2,000)' }).fill('10000');
     await page.getByRole('button', { name: 'Raise and resume' }).click();

@@ -4,7 +4,7 @@ import { describeHeldAction, describeTarget } from '../../../shared/describe-att
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { ItemHead } from './item-head.js';
-import { useDecision } from './use-held-approvals.js';
+import { useDecision } from './use-task-attention.js';
 
 type Props = {
   item: AttentionItem;

@@ -1,11 +1,7 @@
 import { useState, type ReactNode } from 'react';
-import {
-  describeHeldAction,
-  describeTarget,
-  PAUSED_WORDS,
-} from '../../../shared/describe-attention.js';
+import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
 import type { Budgets, PausedReason, Task } from '../../../shared/tasks.js';
-import { useDecision, useHeldApprovals } from '../attention/use-held-approvals.js';
+import { useDecision, useHeldApprovals, usePausedWhy } from '../attention/use-task-attention.js';
 import { AsyncButton } from '../components/async-button.js';
 import { RaiseBudget } from '../tasks/raise-budget.js';
 import { ErrorText } from '../components/feedback.js';
@@ -55,10 +51,7 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
     const reason = driver.task.paused_reason;
     body = (
       <>
-        <strong>
-          Agent task {taskLink(driver.task.task_id)} is paused
-          {reason && reason !== 'user' ? `: ${PAUSED_WORDS[reason]}` : ''}.
-        </strong>
+        <PausedTitle task={driver.task} link={taskLink(driver.task.task_id)} />
         {reason === 'budget' ? (
           <RaiseBudget task={driver.task} onResume={onHandBack} />
         ) : (
@@ -113,6 +106,16 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
       {body}
       <ErrorText message={error} />
     </div>
+  );
+}
+
+/** "Agent task … is paused: why" (a person's own pause needs no why). */
+function PausedTitle({ task, link }: { task: Task; link: ReactNode }) {
+  const why = usePausedWhy(task);
+  return (
+    <strong>
+      Agent task {link} is paused{why && task.paused_reason !== 'user' ? `: ${why}` : ''}.
+    </strong>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { Approval } from '../../../shared/approvals.js';
 import { ApprovalCard, decisionText } from '../attention/approval-card.js';
-import { useHeldApprovals } from '../attention/use-held-approvals.js';
+import { useHeldApprovals } from '../attention/use-task-attention.js';
 import { ErrorText } from '../components/feedback.js';
 
 /**

@@ -9,11 +9,11 @@ import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { clock, localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
+import { usePausedWhy } from '../attention/use-task-attention.js';
 import { BundleButton } from '../recordings/downloads.js';
 import { useVideoSync } from '../recordings/recording-video.js';
 import { TaskVideo, useTaskRecording } from '../recordings/task-video.js';
 import { dollars } from './budgets.js';
-import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { RaiseBudget } from './raise-budget.js';
@@ -124,6 +124,7 @@ type FactsProps = {
 
 function TaskFacts({ task, onControl, onRaise, onError }: FactsProps) {
   const paused = task.status === 'paused' ? task.paused_reason : undefined;
+  const why = usePausedWhy(task);
   const live = task.status === 'running' || task.status === 'paused';
   return (
     <div className="panel task-facts">
@@ -138,9 +139,7 @@ function TaskFacts({ task, onControl, onRaise, onError }: FactsProps) {
           Replays <a href={href.task(task.replay_of)}>{task.replay_of}</a> without the model
         </p>
       )}
-      {task.status === 'paused' && task.paused_reason && (
-        <p className="paused-reason">Paused: {PAUSED_WORDS[task.paused_reason]}.</p>
-      )}
+      {why && <p className="paused-reason">Paused: {why}.</p>}
       <TaskUsage task={task} />
       {task.result && <p className="result">Result: {task.result}</p>}
       {task.error && <p className="error">Failed: {task.error}</p>}

@@ -1,5 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import type { Approval, AttentionItem } from '../../../shared/approvals.js';
+import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
+import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { attentionQuery, pendingApprovalsQuery, queryKeys } from '../api/queries.js';
@@ -26,6 +28,22 @@ export function useHeldApprovals(taskId: string): { held: Held[]; error: string 
     })),
     error: firstError(approvals.error),
   };
+}
+
+/**
+ * Why a paused task waits, in words: what the queue says of it (the model's own reason for a
+ * handoff, what a stall saw, how much of which budget), else why it paused. The held action of
+ * one waiting for an approval is told apart by its own controls, so that one says only this.
+ */
+export function usePausedWhy(task: Task): string | undefined {
+  const attention = useQuery(attentionQuery(useApi()));
+  const reason = task.status === 'paused' ? task.paused_reason : null;
+  if (!reason) return undefined;
+  const item = attention.data?.find(
+    (each) => each.task_id === task.task_id && each.type === reason,
+  );
+  const why = reason !== 'approval' && item ? item.summary : PAUSED_WORDS[reason];
+  return why.replace(/[.\s]+$/, '');
 }
 
 /** Approves or denies one held action (a note goes with either); onDecided gets the answer. */
