@@ -322,6 +322,26 @@ describe('the Needs-you screen', () => {
     );
   });
 
+  it('a computer that ended with its task names the task and how it ended', async () => {
+    // No computer given: the task makes its own, which ends with it.
+    const started = await server.request('POST', '/agent/tasks', { instruction: 'Look around' });
+    expect(started.status, started.text).toBe(200);
+    const { task_id: taskId, computer_id: ownComputer } = started.body as Record<string, string>;
+    await eventually(
+      async () =>
+        (await server.request('GET', `/computers/${ownComputer}`)).body.status === 'terminated',
+      15_000,
+    );
+    const page = await open(`#/computers/${ownComputer}`);
+    const ended = page.locator('.ended-task');
+    await ended.waitFor();
+    expect(await ended.innerText()).toBe(
+      `Its last task ${taskId} completed: I was not allowed to pay.`,
+    );
+    await ended.getByRole('link', { name: taskId }).click();
+    await page.getByRole('heading', { name: taskId }).waitFor();
+  });
+
   it('a failed task stays until the person dismisses it', async () => {
     const started = await server.request('POST', '/agent/tasks', {
       instruction: 'Check the order',

@@ -3,7 +3,13 @@ import { useEffect, useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
-import { backendsQuery, computerQuery, queryKeys, recordingQuery } from '../api/queries.js';
+import {
+  backendsQuery,
+  computerQuery,
+  queryKeys,
+  recordingQuery,
+  taskListQuery,
+} from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { clock, endedBecause, secondsUntil } from '../components/format.js';
@@ -84,7 +90,11 @@ export function LiveScreen({ computerId }: { computerId: string }) {
   );
 }
 
-/** Why it ended, and a way to what it left behind (a computer may have been unrecorded). */
+/**
+ * Why it ended, how its last task ended (a task's own computer ends with it: the person who
+ * watched it work sees where it went), and a way to what it left behind (a computer may have
+ * been unrecorded).
+ */
 function EndedNotice({ computer }: { computer: Computer }) {
   const api = useApi();
   const recording = useQuery({
@@ -92,12 +102,25 @@ function EndedNotice({ computer }: { computer: Computer }) {
     refetchInterval: false,
     retry: false,
   });
+  const task = useQuery({
+    ...taskListQuery(api, { computer_id: computer.id, limit: 1 }),
+    refetchInterval: false,
+  }).data?.[0];
+  const outcome = task?.result ?? task?.error;
   return (
-    <p className="notice">
-      This computer has ended
-      {computer.termination_reason && `: ${endedBecause(computer.termination_reason)}`}.{' '}
-      {recording.data && <a href={href.recording(computer.id)}>See its recording</a>}
-    </p>
+    <div className="notice">
+      <p>
+        This computer has ended
+        {computer.termination_reason && `: ${endedBecause(computer.termination_reason)}`}.{' '}
+        {recording.data && <a href={href.recording(computer.id)}>See its recording</a>}
+      </p>
+      {task && (
+        <p className="ended-task">
+          Its last task <a href={href.task(task.task_id)}>{task.task_id}</a> {task.status}
+          {outcome ? `: ${outcome}` : '.'}
+        </p>
+      )}
+    </div>
   );
 }
 
