@@ -1,4 +1,9 @@
-import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
 import { BenchtopError } from '../core/errors.js';
 import { storageMessage, storageProblem } from '../core/storage-errors.js';
@@ -26,9 +31,20 @@ export function sendError(
   res.status(status).json(body);
 }
 
+/** What Node and Express say of a stream whose other end closed. */
+const GONE_CODES = new Set(['ECONNABORTED', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+function clientGone(req: Request, error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return req.socket.destroyed && code !== undefined && GONE_CODES.has(code);
+}
+
 /** The one place where failures become HTTP statuses and the error body of the contract. */
 export function errorMapper(log: (message: string) => void): ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
+  return (error: unknown, req, res, next) => {
+    // The client went away (a page closed, a download cancelled) before its answer was whole:
+    // nobody to answer, and no failure of Benchtop's to log.
+    if (clientGone(req, error)) return;
     if (res.headersSent) return next(error);
     if (error instanceof BenchtopError) {
       return sendError(res, error.code, error.message, error.param, error.retryAfterSeconds);

@@ -12,9 +12,10 @@ export function sendFile(res: Response, path: string, contentType: string, downl
     res.sendFile(
       path,
       { headers: { 'content-type': contentType }, cacheControl: false, dotfiles: 'allow' },
-      (error) => {
-        // A client that went away mid-file is not an error of ours.
-        if (error && !res.headersSent) reject(error);
+      (error?: NodeJS.ErrnoException) => {
+        // A client that went away, before the file started or during it, is not an error of
+        // ours (Express says ECONNABORTED for both): nothing to answer, nothing to log.
+        if (error && !res.headersSent && error.code !== 'ECONNABORTED') reject(error);
         else resolve();
       },
     );
