@@ -12,10 +12,9 @@ export function sendFile(res: Response, path: string, contentType: string, downl
     res.sendFile(
       path,
       { headers: { 'content-type': contentType }, cacheControl: false, dotfiles: 'allow' },
-      (error?: NodeJS.ErrnoException) => {
-        // A client that went away, before the file started or during it, is not an error of
-        // ours (Express says ECONNABORTED for both): nothing to answer, nothing to log.
-        if (error && !res.headersSent && error.code !== 'ECONNABORTED') reject(error);
+      (error) => {
+        // A client that went away mid-file is not an error of ours.
+        if (error && !res.headersSent) reject(error);
         else resolve();
       },
     );
