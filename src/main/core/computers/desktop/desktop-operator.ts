@@ -90,7 +90,9 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
   /** Set once close() starts, so the processes it ends are not taken for a crash. */
   private closing = false;
 
-  private readonly unicode = new UnicodeKeymap((command, args) => this.x11(command, args));
+  private readonly unicode = new UnicodeKeymap((command, args, input) =>
+    this.x11(command, args, input),
+  );
   /** Actions and screenshots under way: a recorder's grabs keep out of their way. */
   private readonly activity = new Activity();
   private readonly browser: DesktopBrowser;
@@ -215,7 +217,10 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
       await this.options.worker.request({ op: 'type', text });
       return;
     }
-    for (const run of text.match(/[\x20-\x7e\n\t]+|[^\x20-\x7e\n\t]+/g) ?? []) {
+    const runs = text.match(/[\x20-\x7e\n\t]+|[^\x20-\x7e\n\t]+/g) ?? [];
+    const other = runs.filter((run) => !/^[\x20-\x7e\n\t]/.test(run)).join('');
+    if (other) await this.unicode.bindAhead(other);
+    for (const run of runs) {
       // Through stdin, not argv: every local user can read a process's arguments, and typed
       // text may be a password (a {{secret:NAME}} resolved a moment ago).
       if (/^[\x20-\x7e\n\t]/.test(run))
