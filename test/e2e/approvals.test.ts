@@ -15,21 +15,24 @@ import { launchUiBrowser, saveScreenshots, UiPages } from '../helpers/ui-browser
  */
 
 const scripts = mkdtempSync(join(tmpdir(), 'benchtop-approvals-ui-'));
-function script(name: string, turns: unknown[]): string {
+function script(name: string, turns: unknown[], delay_ms = 200): string {
   const path = join(scripts, `${name}.json`);
-  writeFileSync(path, JSON.stringify({ delay_ms: 200, turns }));
+  writeFileSync(path, JSON.stringify({ delay_ms, turns }));
   return path;
 }
+const PAYER_TURNS = [
+  { output: [{ type: 'computer_call', action: { type: 'click', x: 100, y: 60 } }] },
+  { output: [{ type: 'message', text: 'I was not allowed to pay.' }] },
+];
 const MODELS = {
   default: 'payer',
   providers: {
     // Tries to pay, then reports what happened.
-    payer: {
+    payer: { provider: 'scripted' as const, script: script('payer', PAYER_TURNS) },
+    // The same, thinking 2.5 s a turn: it is seen driving again after its click is approved.
+    'slow-payer': {
       provider: 'scripted' as const,
-      script: script('payer', [
-        { output: [{ type: 'computer_call', action: { type: 'click', x: 100, y: 60 } }] },
-        { output: [{ type: 'message', text: 'I was not allowed to pay.' }] },
-      ]),
+      script: script('slow-payer', PAYER_TURNS, 2500),
     },
     // Asks for a person, then reports.
     asker: {
@@ -269,6 +272,7 @@ describe('the Needs-you screen', () => {
     const started = await server.request('POST', '/agent/tasks', {
       instruction: 'Pay for the order',
       computer_id: computerId,
+      model: 'slow-payer',
     });
     expect(started.status, started.text).toBe(200);
     const taskId = started.body.task_id as string;
@@ -287,6 +291,9 @@ describe('the Needs-you screen', () => {
     await driving.getByText(`Agent task ${taskId} waits for your approval.`).waitFor();
     expect(await driving.getByRole('button', { name: /^Hand back/ }).count()).toBe(0);
     await driving.getByRole('button', { name: 'Approve' }).click();
+    // The approved task drives again: the person no longer does (nor is offered a hand back).
+    await page.locator('.driver-agent').getByText(`Agent task ${taskId} is driving.`).waitFor();
+    await saveScreenshots(page, 'live-view-approved');
     await eventually(
       async () =>
         (await server.request('GET', `/agent/tasks/${taskId}`)).body.status === 'completed',

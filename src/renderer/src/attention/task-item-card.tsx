@@ -1,7 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { AttentionItem } from '../../../shared/approvals.js';
-import type { Budgets } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { queryKeys, taskQuery } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
@@ -55,21 +54,20 @@ function ResumeControls({ taskId, raiseBudget }: { taskId: string; raiseBudget: 
   const task = useQuery({ ...taskQuery(api, taskId), enabled: raiseBudget });
   const [error, setError] = useState<string>();
   const resume = useMutation({
-    mutationFn: (budgets: Budgets | undefined) =>
-      api.call('tasks.resume', { params: { id: taskId }, body: budgets ? { budgets } : {} }),
+    mutationFn: () => api.call('tasks.resume', { params: { id: taskId } }),
     meta: { invalidates: [queryKeys.attention, queryKeys.tasks] },
   });
   if (raiseBudget && task.data) {
     return (
       <div className="controls">
-        <RaiseBudget task={task.data} onResume={resume.mutateAsync} />
+        <RaiseBudget task={task.data} />
         <a href={href.task(taskId)}>Open the task</a>
       </div>
     );
   }
   return (
     <div className="controls">
-      <AsyncButton onClick={() => resume.mutateAsync(undefined)} onError={setError}>
+      <AsyncButton onClick={() => resume.mutateAsync()} onError={setError}>
         Resume
       </AsyncButton>
       <a href={href.task(taskId)}>Open the task</a>

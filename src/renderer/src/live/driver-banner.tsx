@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
-import type { Budgets, PausedReason, Task } from '../../../shared/tasks.js';
+import type { PausedReason, Task } from '../../../shared/tasks.js';
 import { useDecision, useHeldApprovals, usePausedWhy } from '../attention/use-task-attention.js';
 import { AsyncButton } from '../components/async-button.js';
 import { RaiseBudget } from '../tasks/raise-budget.js';
@@ -11,15 +11,17 @@ import type { Driver } from './use-driver.js';
 type Props = {
   driver: Driver;
   onTakeOver: () => Promise<void>;
-  /** Resumes the task, with a budget it reached raised. */
-  onHandBack: (budgets?: Budgets) => Promise<void>;
+  /** Resumes the task; the person stops driving. */
+  onHandBack: () => Promise<void>;
+  /** The person stops driving (the task went on by their decision or raise). */
+  onRelease: () => void;
 };
 
 /**
  * The marker saying who drives this computer right now (an agent, a paused agent, the person
  * here, nobody), with the way to change it.
  */
-export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
+export function DriverBanner({ driver, onTakeOver, onHandBack, onRelease }: Props) {
   const [error, setError] = useState<string>();
   const taskLink = (id: string) => <a href={href.task(id)}>{id}</a>;
   const instruction = (task: Task) => (
@@ -53,9 +55,9 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
       <>
         <PausedTitle task={driver.task} link={taskLink(driver.task.task_id)} />
         {reason === 'budget' ? (
-          <RaiseBudget task={driver.task} onResume={onHandBack} />
+          <RaiseBudget task={driver.task} onResumed={onRelease} />
         ) : (
-          <AsyncButton onClick={() => onHandBack()} onError={setError}>
+          <AsyncButton onClick={onHandBack} onError={setError}>
             Resume it
           </AsyncButton>
         )}
@@ -78,9 +80,9 @@ export function DriverBanner({ driver, onTakeOver, onHandBack }: Props) {
                 onError={setError}
               />
             ) : waitsOn(driver.task) === 'budget' ? (
-              <RaiseBudget task={driver.task} onResume={onHandBack} />
+              <RaiseBudget task={driver.task} onResumed={onRelease} />
             ) : (
-              <AsyncButton onClick={() => onHandBack()} onError={setError}>
+              <AsyncButton onClick={onHandBack} onError={setError}>
                 Hand back to {driver.task.task_id}
               </AsyncButton>
             )}

@@ -26,7 +26,7 @@ import { useDriver } from './use-driver.js';
 export function LiveScreen({ computerId }: { computerId: string }) {
   const api = useApi();
   const computer = useQuery(computerQuery(api, computerId));
-  const { driver, takeOver, handBack } = useDriver(computerId);
+  const { driver, takeOver, handBack, release } = useDriver(computerId);
   useComputerEvents(computerId);
   const [error, setError] = useState<string>();
   const keepAlive = useMutation({
@@ -78,7 +78,12 @@ export function LiveScreen({ computerId }: { computerId: string }) {
       {current?.status === 'terminated' && <EndedNotice computer={current} />}
       {current?.status === 'running' && (
         <>
-          <DriverBanner driver={driver} onTakeOver={takeOver} onHandBack={handBack} />
+          <DriverBanner
+            driver={driver}
+            onTakeOver={takeOver}
+            onHandBack={handBack}
+            onRelease={release}
+          />
           {current.kind === 'browser' && (
             <TabStrip computerId={computerId} beforeAction={takeOver} />
           )}

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useCallback, useRef, useState } from 'react';
-import type { Budgets, Task } from '../../../shared/tasks.js';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { ApiError } from '../../../shared/client/api-client.js';
 import { LIVE_STATUSES, queryKeys, taskListQuery } from '../api/queries.js';
@@ -14,7 +14,7 @@ export type Driver =
   | { who: 'paused'; task: Task }
   | { who: 'person'; task?: Task };
 
-type Control = { taskId: string; verb: 'pause' | 'resume'; budgets?: Budgets };
+type Control = { taskId: string; verb: 'pause' | 'resume' };
 
 /** How often the live view asks which task drives its computer. */
 const DRIVER_POLL_MS = 1500;
@@ -33,8 +33,8 @@ export function useDriver(computerId: string) {
     select: (tasks: Task[]) => drivingTask(tasks, computerId),
   });
   const control = useMutation({
-    mutationFn: ({ taskId, verb, budgets }: Control) =>
-      api.call(`tasks.${verb}`, { params: { id: taskId }, ...(budgets && { body: { budgets } }) }),
+    mutationFn: ({ taskId, verb }: Control) =>
+      api.call(`tasks.${verb}`, { params: { id: taskId } }),
     meta: { invalidates: [queryKeys.tasks, queryKeys.attention] },
   });
   const { mutateAsync } = control;
@@ -42,15 +42,34 @@ export function useDriver(computerId: string) {
   const current = driving.data;
   const currentRef = useRef(current);
   currentRef.current = current;
-  /** The task this person paused: the polled answer may not show it paused yet. */
-  const pausedByUs = useRef<string>(undefined);
+  /**
+   * The task this person paused (the polled answer may not show it paused yet), and whether an
+   * answer has shown it paused since.
+   */
+  const pausedByUs = useRef<{ taskId: string; seenPaused: boolean }>(undefined);
+
+  /** The person stops driving; the task, if any, is not touched. */
+  const release = useCallback(() => {
+    pausedByUs.current = undefined;
+    setPersonDriving(false);
+  }, []);
+
+  // A task that runs again without this person handing it back (its held action decided, its
+  // budget raised, resumed on its page) drives again: the person no longer does.
+  useEffect(() => {
+    const ours = pausedByUs.current;
+    if (current?.status === 'paused' && ours?.taskId === current.task_id) ours.seenPaused = true;
+    if (personDriving && current?.status === 'running') {
+      if (ours?.taskId !== current.task_id || ours.seenPaused) release();
+    }
+  }, [current, personDriving, release]);
 
   /** Called before each of the person's actions; pauses a task that is driving. */
   const takeOver = useCallback(async () => {
     setPersonDriving(true);
     const task = currentRef.current;
-    if (task?.status !== 'running' || pausedByUs.current === task.task_id) return;
-    pausedByUs.current = task.task_id;
+    if (task?.status !== 'running' || pausedByUs.current?.taskId === task.task_id) return;
+    pausedByUs.current = { taskId: task.task_id, seenPaused: false };
     try {
       await mutateAsync({ taskId: task.task_id, verb: 'pause' });
     } catch (error) {
@@ -59,21 +78,16 @@ export function useDriver(computerId: string) {
     }
   }, [mutateAsync]);
 
-  /** Resumes the task (with a budget it reached raised), and the person stops driving. */
-  const handBack = useCallback(
-    async (budgets?: Budgets) => {
-      const task = currentRef.current;
-      if (task?.status === 'paused')
-        await mutateAsync({ taskId: task.task_id, verb: 'resume', budgets });
-      pausedByUs.current = undefined;
-      setPersonDriving(false);
-    },
-    [mutateAsync],
-  );
+  /** Resumes the task, and the person stops driving. */
+  const handBack = useCallback(async () => {
+    const task = currentRef.current;
+    if (task?.status === 'paused') await mutateAsync({ taskId: task.task_id, verb: 'resume' });
+    release();
+  }, [mutateAsync, release]);
 
   let driver: Driver = driving.isPending ? { who: 'unknown' } : { who: 'nobody' };
   if (personDriving) driver = { who: 'person', task: current };
   else if (current?.status === 'running') driver = { who: 'agent', task: current };
   else if (current) driver = { who: 'paused', task: current };
-  return { driver, takeOver, handBack };
+  return { driver, takeOver, handBack, release };
 }

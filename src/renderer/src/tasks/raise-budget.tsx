@@ -1,20 +1,24 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { BudgetName, Budgets, Task } from '../../../shared/tasks.js';
+import { useApi } from '../api/api-context.js';
+import { queryKeys } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText } from '../components/feedback.js';
 import { BUDGET_LABELS, reachedBudget } from './budgets.js';
 
 /**
- * The budget the task reached, raised by the person before it resumes (resuming without raising
- * it is refused).
+ * The budget the task reached, raised by the person, and the task resumed with it (resuming
+ * without raising it is refused). `onResumed` runs once the task goes on.
  */
-export function RaiseBudget({
-  task,
-  onResume,
-}: {
-  task: Task;
-  onResume: (b: Budgets) => Promise<unknown>;
-}) {
+export function RaiseBudget({ task, onResumed }: { task: Task; onResumed?: () => void }) {
+  const api = useApi();
+  const resume = useMutation({
+    mutationFn: (budgets: Budgets) =>
+      api.call('tasks.resume', { params: { id: task.task_id }, body: { budgets } }),
+    onSuccess: onResumed,
+    meta: { invalidates: [queryKeys.tasks, queryKeys.attention] },
+  });
   const reached = reachedBudget(task);
   const limit = task.budgets[reached];
   const [value, setValue] = useState(() => String(limit === null ? '' : suggestion(limit)));
@@ -35,7 +39,7 @@ export function RaiseBudget({
       </label>
       <AsyncButton
         disabled={!valid}
-        onClick={() => onResume({ [reached]: number } as Record<BudgetName, number>)}
+        onClick={() => resume.mutateAsync({ [reached]: number } as Record<BudgetName, number>)}
         onError={setError}
       >
         Raise and resume

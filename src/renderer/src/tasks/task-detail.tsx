@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import type { Budgets, Task, TaskEvent } from '../../../shared/tasks.js';
+import type { Task, TaskEvent } from '../../../shared/tasks.js';
 import { useApi, useConnection } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { computersQuery, LIVE_STATUSES, queryKeys, taskQuery, usageQuery } from '../api/queries.js';
@@ -48,11 +48,6 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       api.call(`tasks.${verb}`, { params: { id: taskId } }),
     meta: { invalidates: [queryKeys.tasks, queryKeys.computers] },
   });
-  const raise = useMutation({
-    mutationFn: (budgets: Budgets) =>
-      api.call('tasks.resume', { params: { id: taskId }, body: { budgets } }),
-    meta: { invalidates: [queryKeys.tasks, queryKeys.attention] },
-  });
 
   return (
     <section aria-labelledby="task-title">
@@ -76,14 +71,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       </header>
       <ErrorText message={error ?? firstError(task.error) ?? streamError} />
       {!current && !task.error && <Spinner label="loading the task" />}
-      {current && (
-        <TaskFacts
-          task={current}
-          onControl={control.mutateAsync}
-          onRaise={raise.mutateAsync}
-          onError={setError}
-        />
-      )}
+      {current && <TaskFacts task={current} onControl={control.mutateAsync} onError={setError} />}
       {current && LIVE_STATUSES.includes(current.status) && <TaskApprovals taskId={taskId} />}
       <div className={recording ? 'task-body with-video' : 'task-body'}>
         <div>
@@ -117,12 +105,10 @@ export function TaskDetail({ taskId }: { taskId: string }) {
 type FactsProps = {
   task: Task;
   onControl: (verb: 'pause' | 'resume' | 'cancel') => Promise<unknown>;
-  /** Resumes a task paused at a budget, with that budget raised. */
-  onRaise: (budgets: Budgets) => Promise<unknown>;
   onError: (message: string | undefined) => void;
 };
 
-function TaskFacts({ task, onControl, onRaise, onError }: FactsProps) {
+function TaskFacts({ task, onControl, onError }: FactsProps) {
   const paused = task.status === 'paused' ? task.paused_reason : undefined;
   const why = usePausedWhy(task);
   const live = task.status === 'running' || task.status === 'paused';
@@ -152,7 +138,7 @@ function TaskFacts({ task, onControl, onRaise, onError }: FactsProps) {
           )}
           {/* A held action goes on once decided (below); resuming cannot skip it, nor a
               budget still reached. */}
-          {paused === 'budget' && <RaiseBudget task={task} onResume={onRaise} />}
+          {paused === 'budget' && <RaiseBudget task={task} />}
           {task.status === 'paused' && paused !== 'approval' && paused !== 'budget' && (
             <AsyncButton onClick={() => onControl('resume')} onError={onError}>
               Resume
