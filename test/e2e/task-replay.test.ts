@@ -82,5 +82,21 @@ describe('the task page', () => {
     await page.getByRole('button', { name: 'Python script' }).waitFor();
     await saveScreenshots(page, 'task-replay');
     expect(ui.errors).toEqual([]);
+
+    // The healed replay, replayed: no model call at all, and no look at the screen to show.
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await page.getByText(`Replays ${replay} without the model`).waitFor();
+    await page.locator('.event-completed').waitFor({ timeout: 60_000 });
+    await page.getByText('No model call: a replay repeats the run without the model').waitFor();
+    const again = page.getByRole('list', { name: 'Steps' }).locator(':scope > li');
+    expect(await again.count()).toBe(5);
+    // Each step's words take the whole card: no empty column kept for a screenshot.
+    for (const step of await again.all()) {
+      const card = (await step.boundingBox())!;
+      const words = (await step.locator('.step-text').boundingBox())!;
+      expect(words.width).toBeGreaterThan(card.width * 0.9);
+    }
+    await saveScreenshots(page, 'task-replay-again');
+    expect(ui.errors).toEqual([]);
   }, 180_000);
 });

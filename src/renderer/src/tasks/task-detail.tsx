@@ -166,6 +166,20 @@ function TaskUsage({ task }: { task: Task }) {
   const of = (limit: number | null, shown: (value: number) => string) =>
     limit === null ? '' : ` of ${shown(limit)}`;
   const count = (value: number) => value.toLocaleString('en-US');
+  const limit = budgets.max_duration_seconds !== null && (
+    <span>Runs at most {clock(budgets.max_duration_seconds)}</span>
+  );
+  const unlimited = budgets.max_tokens === null && budgets.max_cost_usd === null;
+  if (rows?.length === 0 && tokens === 0 && unlimited) {
+    return (
+      <p className="usage">
+        <span className="muted">
+          No model call{task.replay_of ? ': a replay repeats the run without the model' : ' yet'}
+        </span>
+        {limit}
+      </p>
+    );
+  }
   return (
     <p className="usage">
       <span>
@@ -186,9 +200,7 @@ function TaskUsage({ task }: { task: Task }) {
           </span>
         )}
       </span>
-      {budgets.max_duration_seconds !== null && (
-        <span>Runs at most {clock(budgets.max_duration_seconds)}</span>
-      )}
+      {limit}
     </p>
   );
 }

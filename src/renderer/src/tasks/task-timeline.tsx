@@ -37,8 +37,10 @@ export function TaskTimeline({ events, showScreenshots, video }: Props) {
   const steps = groupSteps(events);
   const offsets = video ? steps.map((step) => Math.max(0, step.at - video.startedAt)) : [];
   const playing = video ? playingIndex(offsets, video.positionMs) : -1;
+  // A run that looked at no screen (a replay repeats without looking) has no thumbnail column.
+  const shots = steps.some((step) => step.screenshot);
   return (
-    <ol className="timeline" aria-label="Steps">
+    <ol className={shots ? 'timeline' : 'timeline timeline-no-shots'} aria-label="Steps">
       {steps.map((step, index) => (
         <li
           key={index}
@@ -51,7 +53,7 @@ export function TaskTimeline({ events, showScreenshots, video }: Props) {
           ) : step.screenshot ? (
             <div className="shot shot-empty">screenshot no longer kept</div>
           ) : (
-            <div aria-hidden="true" />
+            shots && <div aria-hidden="true" />
           )}
           <div className="step-text">
             <h3>
