@@ -98,15 +98,26 @@ describe('usage in the window', () => {
     await saveScreenshots(page, 'task-rate-limited');
   });
 
-  it('the Usage screen sums cost per day and per task', async () => {
+  it('the Usage screen sums cost per day, per model and per task', async () => {
     const page = await open('#/usage');
     await page.getByRole('heading', { name: 'Per day' }).waitFor();
-    const tables = page.locator('table.usage-table');
-    const day = tables.nth(0).locator('tbody tr').first();
+    const table = (name: string) => page.getByRole('table', { name });
+    const day = table('Per day').locator('tbody tr').first();
     // Two priced task calls and one unpriced call today.
     await expect.poll(() => day.textContent()).toContain('$0.0054 + 1 unpriced');
     expect(await day.locator('td').first().textContent()).toBe('3');
-    const taskRow = tables.nth(1).locator('tbody tr', { hasText: task.task_id });
+    // Per model: the priced one with its two calls first, then the one without a price.
+    const models = table('Per model').locator('tbody tr');
+    expect(await models.locator('th').allTextContents()).toEqual(['vlm', 'unpriced']);
+    expect(await models.nth(0).locator('td').allTextContents()).toEqual([
+      '2',
+      '2,400',
+      '0',
+      '60',
+      '$0.0054',
+    ]);
+    expect(await models.nth(1).locator('td').last().textContent()).toBe('no price set');
+    const taskRow = table('Per task').locator('tbody tr', { hasText: task.task_id });
     expect(await taskRow.textContent()).toContain('$0.0054');
     await taskRow.getByRole('link', { name: task.task_id }).waitFor();
     expect(await page.getByText('1 call came through the Responses API').count()).toBe(1);

@@ -11,7 +11,7 @@ import { localDay, totalsBy, type UsageTotal } from './usage-totals.js';
 const DAYS = 30;
 const count = (value: number) => value.toLocaleString('en-US');
 
-/** What the model calls of the last 30 days cost, per day and per task (GET /v1/usage). */
+/** What the model calls of the last 30 days cost, per day, model and task (GET /v1/usage). */
 export function UsageScreen() {
   const api = useApi();
   // Fixed when the screen opens, so each poll asks for the same rows and shares one cache entry.
@@ -19,6 +19,8 @@ export function UsageScreen() {
   const usage = useQuery(usageQuery(api, { since }));
   const rows = usage.data?.rows;
   const days = rows ? totalsBy(rows, (row) => localDay(row.at)).reverse() : [];
+  // The most used first.
+  const models = rows ? totalsBy(rows, (row) => row.model).sort((a, b) => b.calls - a.calls) : [];
   const tasks = rows ? totalsBy(rows, (row) => row.task_id).reverse() : [];
   const outside = rows ? rows.filter((row) => row.task_id === null).length : 0;
   return (
@@ -39,13 +41,15 @@ export function UsageScreen() {
         <p className="muted">No model call in the last {DAYS} days.</p>
       ) : (
         <>
-          <h2>Per day</h2>
-          <UsageTable label="Day" totals={days} />
-          <h2>Per task</h2>
+          <h2 id="usage-per-day">Per day</h2>
+          <UsageTable label="Day" totals={days} labelledBy="usage-per-day" />
+          <h2 id="usage-per-model">Per model</h2>
+          <UsageTable label="Model" totals={models} labelledBy="usage-per-model" />
+          <h2 id="usage-per-task">Per task</h2>
           {tasks.length === 0 ? (
             <p className="muted">No task called a model.</p>
           ) : (
-            <UsageTable label="Task" totals={tasks} link={href.task} />
+            <UsageTable label="Task" totals={tasks} link={href.task} labelledBy="usage-per-task" />
           )}
           {outside > 0 && (
             <p className="muted">
@@ -59,11 +63,17 @@ export function UsageScreen() {
   );
 }
 
-type TableProps = { label: string; totals: UsageTotal[]; link?: (key: string) => string };
+type TableProps = {
+  label: string;
+  totals: UsageTotal[];
+  link?: (key: string) => string;
+  /** The id of the heading that names the table. */
+  labelledBy: string;
+};
 
-function UsageTable({ label, totals, link }: TableProps) {
+function UsageTable({ label, totals, link, labelledBy }: TableProps) {
   return (
-    <table className="table usage-table">
+    <table className="table usage-table" aria-labelledby={labelledBy}>
       <thead>
         <tr>
           {[label, 'Calls', 'Input tokens', 'Cached', 'Output tokens', 'Cost'].map((column) => (
