@@ -214,6 +214,9 @@ describe('the Needs-you screen', () => {
 
     const card = await heldClick(page);
     await card.getByRole('link', { name: taskId }).waitFor();
+    // What the agent is after is on the card the person decides on.
+    await card.getByText('Instruction: Pay for the order').waitFor();
+    await saveScreenshots(page, 'attention-task-approval');
     await card.getByRole('textbox', { name: /Note/ }).fill('no purchases today');
     await card.getByRole('button', { name: 'Deny' }).click();
     await decisions(page)
