@@ -261,6 +261,37 @@ describe('page', () => {
     expect(next.body.result).toEqual({ url: `${fixtures.url}/tab.html`, title: 'Second tab' });
   });
 
+  it('shows on the screen what failed to load, where the headless shell shows a blank page', async () => {
+    const port = await closedPort();
+    const closed = `http://127.0.0.1:${port}/`;
+    expect((await act('navigate', { url: closed })).body.status).toBe('error');
+    const failed = await act('html', {});
+    expect(failed.body.result).toMatchObject({ title: `127.0.0.1:${port}` });
+    const text = (failed.body.result.html_content as string).replace(/<[^>]+>/g, ' ');
+    expect(text).toContain('This site can’t be reached');
+    expect(text).toContain(closed);
+    expect(text).toContain('net::ERR_CONNECTION_REFUSED');
+    // What a person or a model looking at the screen gets: dark text on it, not a white page.
+    const shot = await act('screenshot', { base64: true });
+    const { data } = await sharp(Buffer.from(shot.body.result.base64 as string, 'base64'))
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    expect(data.filter((value) => value < 128).length).toBeGreaterThan(500);
+
+    // A link that fails: the page says which URL (the reason is Chromium's to tell, not ours).
+    const dead = `http://127.0.0.1:${port}/gone`;
+    const link = `<a href="${dead}" style="display:block;height:400px">dead link</a>`;
+    await act('navigate', { url: `data:text/html,${encodeURIComponent(link)}` });
+    await act('click', { x: 100, y: 100 });
+    const after = await eventually(async () => {
+      const html = (await act('html', {})).body.result.html_content as string;
+      return html.includes(dead) && html;
+    });
+    expect(after).toContain('This site can’t be reached');
+    await act('navigate', { url: `${fixtures.url}/actions.html` });
+  });
+
   it('includes page_context when asked', async () => {
     await act('scroll', { x: 300, y: 300, dx: 0, dy: 250 });
     await eventually(async () => (await pageState(server, id)).scroll[1] === 250);

@@ -5,6 +5,7 @@ import { ActionFailure, invalidRequest, notFound } from '../../errors.js';
 import type { ComputerEventInput } from '../../events/computer-events.js';
 import { newId } from '../../ids.js';
 import { firstLine } from './browser-host.js';
+import { describeLoadFailure, ERROR_PAGE } from './load-failure.js';
 import type { PageGlobals } from './page-globals.js';
 
 const HIDDEN_SCHEMES = /^(chrome|devtools|chrome-extension):/;
@@ -101,8 +102,11 @@ export class BrowserTabs {
     this.main = id;
     page.on('close', () => this.forget(id));
     page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame() && this.pages.get(id) === page)
+      if (frame !== page.mainFrame()) return;
+      if (this.pages.get(id) === page)
         this.report({ type: 'navigation', tab_id: id, url: frame.url() });
+      // A link, a script or a redirect that failed to load (a navigate says why on its own).
+      if (ERROR_PAGE.test(frame.url())) describeLoadFailure(page).catch(() => {});
     });
     this.onOpen(page, id);
     return id;
@@ -287,8 +291,10 @@ function goto(page: Page, url: string, signal: AbortSignal | undefined): Promise
       // ("interrupted by another navigation to chrome-error://chromewebdata/").
       if (SHOWS_ERROR_PAGE.test(message)) {
         await page
-          .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: ERROR_PAGE_WAIT_MS })
+          .waitForURL(ERROR_PAGE, { waitUntil: 'commit', timeout: ERROR_PAGE_WAIT_MS })
           .catch(() => {});
+        const reason = /net::ERR_[A-Z_]+/.exec(message)?.[0];
+        await describeLoadFailure(page, { url, reason }).catch(() => {});
       }
       throw new Error(failedLoad(message, url), { cause: error });
     });

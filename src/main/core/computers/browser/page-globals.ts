@@ -8,6 +8,12 @@ export type PageGlobals = {
     title: string;
     doctype: object | null;
     documentElement: { scrollWidth: number; scrollHeight: number; outerHTML: string };
+    body: {
+      childElementCount: number;
+      querySelector(selector: string): object | null;
+      replaceChildren(...nodes: object[]): void;
+    } | null;
+    createElement(tag: string): PageElement;
   };
   innerWidth: number;
   innerHeight: number;
@@ -16,4 +22,12 @@ export type PageGlobals = {
   devicePixelRatio: number;
   XMLSerializer: new () => { serializeToString(node: object): string };
   stop(): void;
+};
+
+/** What such a function does with an element it makes. */
+export type PageElement = {
+  textContent: string | null;
+  style: { cssText: string };
+  setAttribute(name: string, value: string): void;
+  append(...nodes: object[]): void;
 };
