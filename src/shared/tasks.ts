@@ -281,3 +281,7 @@ export const TERMINAL_EVENTS = new Set<TaskEventType>([
   'cancelled',
   'max_steps',
 ]);
+
+/** Whether an event type ends its task (and names the status the task ended with). */
+export const isTerminalEvent = (type: TaskEventType): type is TerminalStatus =>
+  TERMINAL_EVENTS.has(type);

@@ -460,4 +460,33 @@ describe('refused actions (with the approval gate)', () => {
     );
     await server.request('DELETE', `/computers/${computerId}`);
   });
+
+  it('a task cancelled while its action waits for a person ends there: it never says it resumed', async () => {
+    await server.request('PUT', '/policies', [
+      { id: 'ask-typing', when: { action_types: ['type'], task_only: true }, then: 'ask' },
+    ]);
+    fake.reply({ json: computer({ action: 'type', text: 'hello' }) });
+    const computerId = await newComputer();
+    const id = await start({ model: 'vlm', computer_id: computerId, stall_detection: false });
+    expect(await pausedTask(id)).toMatchObject({ paused_reason: 'approval' });
+    expect((await post(`/agent/tasks/${id}/cancel`)).status).toBe(200);
+    expect(await finishedTask(id)).toMatchObject({ status: 'cancelled' });
+    const kinds = eventsOf(id).map((event) => event.type);
+    expect(kinds.slice(kinds.indexOf('approval_required'))).toEqual([
+      'approval_required',
+      'paused',
+      'cancelled',
+    ]);
+    // Nobody is left to be asked about its action: it expired with the task, saying so.
+    const asked = eventsOf(id).find((event) => event.type === 'approval_required') as {
+      approval_id: string;
+    };
+    expect((await server.request('GET', `/approvals/${asked.approval_id}`)).body).toMatchObject({
+      status: 'expired',
+      status_reason: 'its task was cancelled before a decision',
+    });
+    const queue = (await server.request('GET', '/attention')).body as AttentionItem[];
+    expect(queue.filter((item) => item.approval_id === asked.approval_id)).toEqual([]);
+    await server.request('DELETE', `/computers/${computerId}`);
+  });
 });

@@ -17,6 +17,7 @@ import { ComputerEvents } from './events/computer-events.js';
 import { ShellService } from './shell/shell-service.js';
 import { hostEnv, OrganizationPolicy } from './sandbox/organization-policy.js';
 import type { ComputerKind } from '../../shared/computers.js';
+import { isTerminalEvent } from '../../shared/tasks.js';
 import type { Settings } from './config.js';
 import { SettingsService } from './settings-service.js';
 import { SettingsSource } from './runtime/settings-source.js';
@@ -218,7 +219,11 @@ export async function createCore(options: CoreOptions) {
     settings,
     ledger,
     observe: (computerId, listener) => approvals.observe(computerId, listener),
-    onEvent: (org, computerId, event) => attention.taskEvent(org, computerId, event),
+    onEvent: (org, computerId, event) => {
+      if (isTerminalEvent(event.type) && event.task_id)
+        approvals.taskEnded(event.task_id, event.type);
+      attention.taskEvent(org, computerId, event);
+    },
   });
   approvals.onAsked((org, approval) => attention.approvalAsked(org, approval));
   const webhook = new Webhook(() => settings().notifications, log);

@@ -356,7 +356,8 @@ export class TaskRun {
     const approval = this.approval;
     if (!approval || (id !== undefined && id !== approval.id)) return;
     this.approval = undefined;
-    if (this.finished || this.task.paused_reason !== 'approval') return;
+    // A task being ended (cancelled, Benchtop stopping) does not go on, nor say it resumed.
+    if (this.finished || this.stop || this.task.paused_reason !== 'approval') return;
     if (approval.before) this.pauseFor(approval.before);
     else this.continueRunning();
   }

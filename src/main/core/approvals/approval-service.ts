@@ -6,6 +6,7 @@ import {
   type Policy,
 } from '../../../shared/approvals.js';
 import { describeTarget } from '../../../shared/describe-attention.js';
+import type { TerminalStatus } from '../../../shared/tasks.js';
 import type { Action } from '../computers/action.js';
 import type { Settings } from '../config.js';
 import type { ComputerSession } from '../computers/computer-session.js';
@@ -77,6 +78,12 @@ export async function untilDecided<T>(
     admitted = outcome;
   }
 }
+const TASK_ENDINGS: Record<TerminalStatus, string> = {
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'was cancelled',
+  max_steps: 'reached its step limit',
+};
 const NOBODY: PageLook = { tabId: null, url: null, target: null };
 
 /**
@@ -273,6 +280,18 @@ export class ApprovalService {
     for (const hold of this.holds.values()) {
       if (hold.approval.computer_id === computerId) {
         this.finish(hold, 'expired', 'the computer ended before a decision');
+      }
+    }
+  }
+
+  /**
+   * Held actions of a task that ended (cancelled, failed, Benchtop stopping) can never run: its
+   * request is gone, and no retry of it will come.
+   */
+  taskEnded(taskId: string, ended: TerminalStatus): void {
+    for (const hold of this.holds.values()) {
+      if (hold.approval.task_id === taskId) {
+        this.finish(hold, 'expired', `its task ${TASK_ENDINGS[ended]} before a decision`);
       }
     }
   }
