@@ -191,7 +191,15 @@ function TaskUsage({ task }: { task: Task }) {
         </span>
       </span>
       <span className="task-cost">
-        Cost {calls ? <CostCell total={calls} /> : dollars(usage.cost_usd)}
+        {/* Until the ledger's rows of its calls have come, a cost of 0 may be "no price". */}
+        Cost{' '}
+        {calls ? (
+          <CostCell total={calls} />
+        ) : usage.cost_usd > 0 ? (
+          dollars(usage.cost_usd)
+        ) : (
+          <span className="muted">…</span>
+        )}
         {of(budgets.max_cost_usd, dollars)}
         {calls && (
           <span className="muted">
