@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import type { Task } from '../../../shared/tasks.js';
+import { useState } from 'react';
+import { DEFAULT_TASK_LIST_LIMIT, MAX_TASK_LIST_LIMIT, type Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
-import { taskListQuery } from '../api/queries.js';
+import { LIVE_STATUSES, taskListQuery } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
@@ -18,9 +19,22 @@ export function TasksScreen({ taskId }: { taskId?: string }) {
   return <TaskList />;
 }
 
+/**
+ * Every live task, however many newer ones there are (they are what a person may act on), and
+ * the newest of the rest, older ones on request.
+ */
 function TaskList() {
   const api = useApi();
-  const tasks = useQuery(taskListQuery(api));
+  const [shown, setShown] = useState(DEFAULT_TASK_LIST_LIMIT);
+  const live = useQuery(taskListQuery(api, { status: LIVE_STATUSES, limit: MAX_TASK_LIST_LIMIT }));
+  // Asked for more, the table keeps what it shows until they come.
+  const recent = useQuery({
+    ...taskListQuery(api, { limit: shown }),
+    placeholderData: (previous) => previous,
+  });
+  const loaded = live.data && recent.data;
+  // The newest `shown` came back: there may be older ones.
+  const more = recent.data?.length === shown && shown < MAX_TASK_LIST_LIMIT;
   return (
     <section aria-labelledby="tasks-title">
       <header className="screen-head">
@@ -28,17 +42,35 @@ function TaskList() {
       </header>
       <StartTaskForm />
       <h2>All tasks</h2>
-      <ErrorText message={firstError(tasks.error)} />
-      {tasks.data === undefined ? (
+      <ErrorText message={firstError(live.error, recent.error)} />
+      {!loaded ? (
         <Spinner label="loading tasks" />
-      ) : tasks.data.length === 0 ? (
+      ) : live.data.length + recent.data.length === 0 ? (
         <p className="muted">No task yet. Start one above.</p>
       ) : (
-        <TaskTable tasks={tasks.data} />
+        <>
+          <TaskTable tasks={unique([...live.data, ...recent.data])} />
+          {more && (
+            <p className="muted">
+              The newest {shown.toLocaleString('en-US')} tasks.{' '}
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setShown(Math.min(shown * 2, MAX_TASK_LIST_LIMIT))}
+              >
+                Show older tasks
+              </button>
+            </p>
+          )}
+        </>
       )}
     </section>
   );
 }
+
+const unique = (tasks: Task[]): Task[] => [
+  ...new Map(tasks.map((task) => [task.task_id, task])).values(),
+];
 
 /** One table, so the columns line up, with the tasks a person may still act on above the rest. */
 function TaskTable({ tasks }: { tasks: Task[] }) {
