@@ -35,9 +35,10 @@ async function failedUrl(page: Page): Promise<string | undefined> {
 
 /** Runs in the page. A described page may be described again with a reason, never without. */
 function fill({ url, reason }: { url: string; reason: string | null }): void {
-  const { document } = globalThis as unknown as PageGlobals;
+  const { document, location } = globalThis as unknown as PageGlobals;
   const { body } = document;
-  if (!body) return;
+  // The tab may have gone on to another page since: that one is left alone.
+  if (!body || !location.href.startsWith('chrome-error:')) return;
   const ours = body.querySelector('[data-load-failure]');
   if ((body.childElementCount > 0 && !ours) || (ours && !reason)) return;
   let host = url;

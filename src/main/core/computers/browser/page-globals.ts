@@ -15,6 +15,7 @@ export type PageGlobals = {
     } | null;
     createElement(tag: string): PageElement;
   };
+  location: { href: string };
   innerWidth: number;
   innerHeight: number;
   scrollX: number;
