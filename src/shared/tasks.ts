@@ -275,6 +275,9 @@ export const TaskEvent = z
 export type TaskEvent = z.infer<typeof TaskEvent>;
 export type TaskEventType = TaskEvent['type'];
 
+/** The action_result of an action the model asked for that a pause kept from running. */
+export const NOT_RUN_PAUSED = 'not performed: the task was paused before it ran';
+
 export const TERMINAL_EVENTS = new Set<TaskEventType>([
   'completed',
   'failed',

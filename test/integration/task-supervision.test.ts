@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AttentionItem } from '../../src/shared/approvals.js';
-import type { Task, TaskEvent } from '../../src/shared/tasks.js';
+import { NOT_RUN_PAUSED, type Task, type TaskEvent } from '../../src/shared/tasks.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -383,6 +383,15 @@ describe('takeover', () => {
     expect(await pausedTask(id)).toMatchObject({ paused_reason: 'takeover' });
     expect(eventsOf(id).at(-1)).toMatchObject({ type: 'paused', reason: 'takeover' });
     answer.release();
+    // The click the model answered with is not made, and the timeline says so.
+    const notRun = await eventually(() => {
+      const tail = eventsOf(id).slice(-2);
+      return tail[1]?.type === 'action_result' && tail;
+    });
+    expect(notRun).toMatchObject([
+      { type: 'action', action: { type: 'click' } },
+      { type: 'action_result', status: 'error', error_message: NOT_RUN_PAUSED },
+    ]);
     await post(`/agent/tasks/${id}/resume`);
     expect(await finishedTask(id)).toMatchObject({ status: 'completed', paused_reason: null });
     await server.request('DELETE', `/computers/${computerId}`);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/main/core/store/database.js';
 import { TaskStore } from '../../src/main/core/store/task-store.js';
-import type { Task } from '../../src/shared/tasks.js';
+import { NOT_RUN_PAUSED, type Task } from '../../src/shared/tasks.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { pageState } from '../helpers/page-state.js';
@@ -359,15 +359,21 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
     expect(next).toContain('may have changed things');
     expect(next).toContain('were not performed');
     // Nothing of the task reached the computer while it was paused: it did nothing between pause
-    // and resume but report the held answer, and the person's click came between the task's two.
-    const log = (await events(id)).map((e) => e.type);
+    // and resume but report the held answer (its click shown as not performed), and the person's
+    // click came between the task's two.
+    const all = await events(id);
+    const log = all.map((e) => e.type);
     expect(log).toContain('resumed');
     expect(log.slice(log.indexOf('paused'), log.indexOf('resumed'))).toEqual([
       'paused',
       'reasoning',
+      'action',
+      'action_result',
       'user_message',
     ]);
-    expect(log.filter((type) => type === 'action')).toHaveLength(2);
+    expect(all[log.indexOf('paused') + 3]).toMatchObject({ error_message: NOT_RUN_PAUSED });
+    const performed = all.filter((e) => e.type === 'action_result' && e.status === 'success');
+    expect(performed).toHaveLength(2);
     const clicks: string[] = [];
     while (clicks.length < 3) {
       const event = (await computerEvents.next(10_000))!.data as {

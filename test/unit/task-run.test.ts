@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CreateResponseBody } from '../../src/shared/responses.js';
-import { unstartedTaskFields, type Task, type TaskEvent } from '../../src/shared/tasks.js';
+import {
+  NOT_RUN_PAUSED,
+  unstartedTaskFields,
+  type Task,
+  type TaskEvent,
+} from '../../src/shared/tasks.js';
 import { ActionRunner } from '../../src/main/core/actions/action-runner.js';
 import type { ActionOutcome, ActionRequest } from '../../src/main/core/computers/action.js';
 import { ActionFailure } from '../../src/main/core/errors.js';
@@ -213,8 +218,9 @@ describe('TaskRun', () => {
     task.run.pause();
     task.run.message('Also say hi');
     first.open();
-    // The click under way finishes; the turn's second click is dropped, and the task waits.
-    await task.event('action_result');
+    // The click under way finishes; the turn's second click is dropped (its result says it was
+    // not performed), and the task waits.
+    await task.event('action_result', 2);
     expect(task.run.task.status).toBe('paused');
     task.run.resume();
     await task.done;
@@ -223,9 +229,13 @@ describe('TaskRun', () => {
     const types = task.events.map((event) => event.type);
     expect(types.slice(types.indexOf('action_result'), types.indexOf('resumed') + 1)).toEqual([
       'action_result',
+      'action',
+      'action_result',
       'resumed',
     ]);
-    expect(types.filter((type) => type === 'action')).toHaveLength(1);
+    const results = task.events.filter((event) => event.type === 'action_result');
+    expect(results.map((result) => result.status)).toEqual(['success', 'error']);
+    expect(results[1]).toMatchObject({ error_message: NOT_RUN_PAUSED });
     expect(task.requests).toHaveLength(2);
     expect(told(task.requests[0]!)).toEqual([]);
     expect(told(task.requests[1]!)).toEqual([

@@ -7,6 +7,7 @@ import type {
 } from '../../../shared/responses.js';
 import {
   EXIT_CODES,
+  NOT_RUN_PAUSED,
   type Budgets,
   type PausedReason,
   type Task,
@@ -514,6 +515,13 @@ export class TaskRun {
     for (const [index, action] of actions.entries()) {
       const last = index === actions.length - 1;
       const next = await this.actOne(step, action, said, last, index === 0 ? screen : undefined);
+      if (next === 'paused-before' || next === 'paused-after') {
+        this.notes.push(PAUSED_MIDTURN);
+        // What the model asked for and a person's pause kept from running, on the timeline.
+        const from = next === 'paused-before' ? index : index + 1;
+        if (!this.controller.signal.aborted) this.notRun(step, actions.slice(from));
+        return undefined;
+      }
       if (next === 'skip') return undefined;
       if (next !== 'next') return next;
     }
@@ -551,7 +559,7 @@ export class TaskRun {
     said: string | null,
     last: boolean,
     screen: Screen | undefined,
-  ): Promise<Outcome | 'next' | 'skip'> {
+  ): Promise<Outcome | 'next' | 'skip' | 'paused-before' | 'paused-after'> {
     if (action.type === 'terminate' || action.type === 'answer' || action.type === 'done') {
       this.emit({ type: 'action', action }, step);
       const result = action.result ?? action.text ?? said;
@@ -560,10 +568,7 @@ export class TaskRun {
       }
       return { status: 'completed', result };
     }
-    if (this.pausedUntil || this.controller.signal.aborted) {
-      this.notes.push(PAUSED_MIDTURN);
-      return 'skip';
-    }
+    if (this.pausedUntil || this.controller.signal.aborted) return 'paused-before';
     // The first action of a turn is checked against the screen the model saw (no second shot).
     const seen = screen && (await screen().catch(() => undefined));
     const check = await lookBefore(this.session, action, { screen: seen }).catch(() => undefined);
@@ -582,8 +587,7 @@ export class TaskRun {
       this.failures = 0;
       // Decided as the action ends: a pause that came while it ran drops the rest of the turn.
       if (last || !(this.pausedUntil || this.controller.signal.aborted)) return 'next';
-      this.notes.push(PAUSED_MIDTURN);
-      return 'skip';
+      return 'paused-after';
     }
     // A refusal is a person's or a policy's decision, not the model failing.
     if (done.refused) {
@@ -601,6 +605,14 @@ export class TaskRun {
       `Your ${action.type} action failed: ${done.error}. The remaining actions of that turn were skipped.`,
     );
     return 'skip';
+  }
+
+  /** Actions of the turn a pause kept from running: each on the timeline, as not performed. */
+  private notRun(step: number, actions: OutputAction[]): void {
+    for (const action of actions) {
+      this.emit({ type: 'action', action }, step);
+      this.emit({ type: 'action_result', status: 'error', error_message: NOT_RUN_PAUSED }, step);
+    }
   }
 
   /** Runs one action on the computer (it may wait for an approval); how it went. */

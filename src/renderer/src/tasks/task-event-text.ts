@@ -1,4 +1,4 @@
-import type { TaskEvent } from '../../../shared/tasks.js';
+import { NOT_RUN_PAUSED, type TaskEvent } from '../../../shared/tasks.js';
 import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
 import {
   describeHeldAction,
@@ -27,7 +27,10 @@ export function eventText(event: TaskEvent): { kind: string; text: string } | nu
         `${describeAction(event.before)} → ${describeAction(event.after)} (${event.reason})`,
       );
     case 'action_result':
-      return event.status === 'error' ? line('failed', event.error_message ?? 'error') : null;
+      if (event.status !== 'error') return null;
+      if (event.error_message === NOT_RUN_PAUSED)
+        return line('skipped', 'the task was paused first');
+      return line('failed', event.error_message ?? 'error');
     case 'model_retry':
       return line('waits', describeModelRetry(event));
     case 'user_message':
