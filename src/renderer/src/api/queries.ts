@@ -122,10 +122,12 @@ export const taskQuery = (api: ApiClient, id: string) =>
     refetchInterval: POLL_MS.task,
   });
 
-export const recordingsQuery = (api: ApiClient) =>
+/** The newest `limit` recordings (the API's default is 100). */
+export const recordingsQuery = (api: ApiClient, limit = 100) =>
   queryOptions({
-    queryKey: queryKeys.recordingList,
-    queryFn: async ({ signal }) => (await api.call('recordings.list', { signal })).data,
+    queryKey: [...queryKeys.recordingList, limit],
+    queryFn: async ({ signal }) =>
+      (await api.call('recordings.list', { query: { limit }, signal })).data,
     refetchInterval: POLL_MS.recordings,
   });
 

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { Recording } from '../../../shared/recordings.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
@@ -13,10 +14,20 @@ import { duration, RecordingStatusBadge } from './recording-status.js';
 
 const COLUMNS = ['Computer', 'Kind', 'Status', 'Started', 'Duration', 'Size', 'Tasks'];
 
-/** Every recording of the organization, newest first; the selected one plays above the list. */
+/** At most this many listed (the API's most); the newest 100 at first. */
+const MAX_LISTED = 1000;
+
+/** The organization's recordings, newest first; the selected one plays above the list. */
 export function RecordingsScreen({ computerId }: { computerId?: string }) {
   const api = useApi();
-  const recordings = useQuery(recordingsQuery(api));
+  const [shown, setShown] = useState(100);
+  // Asked for more, the table keeps what it shows until they come.
+  const recordings = useQuery({
+    ...recordingsQuery(api, shown),
+    placeholderData: (previous) => previous,
+  });
+  // The newest `shown` came back: there may be older ones.
+  const more = recordings.data?.length === shown && shown < MAX_LISTED;
   return (
     <section aria-labelledby="recordings-title">
       <header className="screen-head">
@@ -33,7 +44,21 @@ export function RecordingsScreen({ computerId }: { computerId?: string }) {
       ) : recordings.data.length === 0 ? (
         <p className="muted">No recording yet. Every computer records from the moment it starts.</p>
       ) : (
-        <RecordingTable recordings={recordings.data} selected={computerId} />
+        <>
+          <RecordingTable recordings={recordings.data} selected={computerId} />
+          {more && (
+            <p className="muted">
+              The newest {shown.toLocaleString('en-US')} recordings.{' '}
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setShown(Math.min(shown * 2, MAX_LISTED))}
+              >
+                Show older recordings
+              </button>
+            </p>
+          )}
+        </>
       )}
     </section>
   );
