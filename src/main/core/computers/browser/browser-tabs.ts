@@ -102,11 +102,8 @@ export class BrowserTabs {
     this.main = id;
     page.on('close', () => this.forget(id));
     page.on('framenavigated', (frame) => {
-      if (frame !== page.mainFrame()) return;
-      if (this.pages.get(id) === page)
+      if (frame === page.mainFrame() && this.pages.get(id) === page)
         this.report({ type: 'navigation', tab_id: id, url: frame.url() });
-      // A link, a script or a redirect that failed to load (a navigate says why on its own).
-      if (ERROR_PAGE.test(frame.url())) describeLoadFailure(page).catch(() => {});
     });
     this.onOpen(page, id);
     return id;
