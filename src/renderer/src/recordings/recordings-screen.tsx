@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import type { Recording } from '../../../shared/recordings.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { recordingsQuery } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
+import { ShowOlder, useNewest } from '../components/show-older.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { useNow } from '../hooks/use-now.js';
@@ -20,14 +20,12 @@ const MAX_LISTED = 1000;
 /** The organization's recordings, newest first; the selected one plays above the list. */
 export function RecordingsScreen({ computerId }: { computerId?: string }) {
   const api = useApi();
-  const [shown, setShown] = useState(100);
+  const { shown, older } = useNewest(100, MAX_LISTED);
   // Asked for more, the table keeps what it shows until they come.
   const recordings = useQuery({
     ...recordingsQuery(api, shown),
     placeholderData: (previous) => previous,
   });
-  // The newest `shown` came back: there may be older ones.
-  const more = recordings.data?.length === shown && shown < MAX_LISTED;
   return (
     <section aria-labelledby="recordings-title">
       <header className="screen-head">
@@ -46,18 +44,7 @@ export function RecordingsScreen({ computerId }: { computerId?: string }) {
       ) : (
         <>
           <RecordingTable recordings={recordings.data} selected={computerId} />
-          {more && (
-            <p className="muted">
-              The newest {shown.toLocaleString('en-US')} recordings.{' '}
-              <button
-                type="button"
-                className="secondary"
-                onClick={() => setShown(Math.min(shown * 2, MAX_LISTED))}
-              >
-                Show older recordings
-              </button>
-            </p>
-          )}
+          <ShowOlder shown={shown} noun="recordings" onOlder={older(recordings.data.length)} />
         </>
       )}
     </section>

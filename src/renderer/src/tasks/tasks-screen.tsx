@@ -1,10 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { DEFAULT_TASK_LIST_LIMIT, MAX_TASK_LIST_LIMIT, type Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { LIVE_STATUSES, taskListQuery } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
+import { ShowOlder, useNewest } from '../components/show-older.js';
 import { localTime } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
 import { liveFirst } from './live-tasks.js';
@@ -25,7 +25,7 @@ export function TasksScreen({ taskId }: { taskId?: string }) {
  */
 function TaskList() {
   const api = useApi();
-  const [shown, setShown] = useState(DEFAULT_TASK_LIST_LIMIT);
+  const { shown, older } = useNewest(DEFAULT_TASK_LIST_LIMIT, MAX_TASK_LIST_LIMIT);
   const live = useQuery(taskListQuery(api, { status: LIVE_STATUSES, limit: MAX_TASK_LIST_LIMIT }));
   // Asked for more, the table keeps what it shows until they come.
   const recent = useQuery({
@@ -33,8 +33,6 @@ function TaskList() {
     placeholderData: (previous) => previous,
   });
   const loaded = live.data && recent.data;
-  // The newest `shown` came back: there may be older ones.
-  const more = recent.data?.length === shown && shown < MAX_TASK_LIST_LIMIT;
   return (
     <section aria-labelledby="tasks-title">
       <header className="screen-head">
@@ -50,18 +48,7 @@ function TaskList() {
       ) : (
         <>
           <TaskTable tasks={unique([...live.data, ...recent.data])} />
-          {more && (
-            <p className="muted">
-              The newest {shown.toLocaleString('en-US')} tasks.{' '}
-              <button
-                type="button"
-                className="secondary"
-                onClick={() => setShown(Math.min(shown * 2, MAX_TASK_LIST_LIMIT))}
-              >
-                Show older tasks
-              </button>
-            </p>
-          )}
+          <ShowOlder shown={shown} noun="tasks" onOlder={older(recent.data.length)} />
         </>
       )}
     </section>
