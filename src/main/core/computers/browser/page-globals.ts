@@ -10,7 +10,6 @@ export type PageGlobals = {
     documentElement: { scrollWidth: number; scrollHeight: number; outerHTML: string };
     body: {
       childElementCount: number;
-      querySelector(selector: string): object | null;
       replaceChildren(...nodes: object[]): void;
     } | null;
     createElement(tag: string): PageElement;
@@ -29,6 +28,5 @@ export type PageGlobals = {
 export type PageElement = {
   textContent: string | null;
   style: { cssText: string };
-  setAttribute(name: string, value: string): void;
   append(...nodes: object[]): void;
 };
