@@ -425,6 +425,8 @@ describe('the task page', () => {
     const taskEnd = (Date.parse(completed.timestamp) - Date.parse(recording.started_at!)) / 1000;
     // Read again once the task was over, the video reaches its end (to a frame).
     await eventually(async () => (await videoDuration(video)) >= taskEnd - 0.1, 30_000);
+    // Ended under the open page, a poll of its recording in flight answers 404.
+    expect(await pages.close(), 'the page logged errors').toEqual([]);
     await server.request('DELETE', `/computers/${computer}`);
   }, 150_000);
 });
