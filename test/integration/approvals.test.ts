@@ -309,6 +309,33 @@ describe('an action a policy asks about', () => {
 });
 
 describe('conditions', () => {
+  it('target alone: asks about what acts on the Pay button, not about reading its page', async () => {
+    // No action_types: every action with a point or keys on the button is asked about.
+    await setPolicies([
+      { id: 'pay', when: { target: { role: 'button', name_pattern: '^Pay' } }, then: 'ask' },
+    ]);
+    // A read held by mistake expires (an error answer) instead of hanging the test.
+    await server.request('PATCH', '/settings', { approvals: { timeout_seconds: 5 } });
+    try {
+      const click = act('click', PAY);
+      await decide(await pending(), 'approve');
+      expect((await click).body.status).toBe('success');
+      // The button has the focus now; a screenshot and a read of the html act on no element.
+      const shot = await act('screenshot');
+      expect(shot.body.status, shot.body.error_message).toBe('success');
+      expect(await status()).toBe('paid');
+      // Enter on the focused button pays again: asked about.
+      const enter = act('hotkey', { keys: ['Enter'] });
+      const approval = await pending();
+      expect(approval).toMatchObject({ action: { type: 'keypress' }, target: { name: 'Pay now' } });
+      await decide(approval, 'deny');
+      expect((await enter).body.error_message).toBe('denied: a person denied it');
+      expect(await status()).toBe('paid');
+    } finally {
+      await server.request('PATCH', '/settings', { approvals: { timeout_seconds: null } });
+    }
+  });
+
   it('target.input_type: typing into a password field is asked about, other typing is not', async () => {
     await setPolicies([
       {

@@ -317,7 +317,10 @@ export class ApprovalService {
     if (!isTabbed(operator)) return NOBODY;
     const { action } = request;
     const at = typesText(action) ? undefined : pointOf(action);
-    return operator.look(request.tabId, at, target).catch(() => NOBODY);
+    // Only an action with a point or keys acts on an element: a screenshot or a read of the html
+    // has no target, whatever has the focus (a Pay button just clicked, say).
+    const element = target && (at !== undefined || typesText(action));
+    return operator.look(request.tabId, at, element).catch(() => NOBODY);
   }
 
   private async ask(request: GateRequest, policy: Policy, look: PageLook): Promise<Hold> {

@@ -148,9 +148,14 @@ export function pointOf(action: GateSubject['action']): Point | undefined {
   return undefined;
 }
 
-/** Typing acts on the focused element rather than under a point. */
+/** Typing and keys act on the focused element rather than under a point. */
 export function typesText(action: GateSubject['action']): boolean {
-  return action.type === 'type' || action.type === 'keypress';
+  return (
+    action.type === 'type' ||
+    action.type === 'keypress' ||
+    action.type === 'key_down' ||
+    action.type === 'key_up'
+  );
 }
 
 function typedText(action: GateSubject['action']): string | undefined {
