@@ -130,7 +130,7 @@ export async function serveMcp(paths: AppPaths): Promise<void> {
       );
     },
   );
-  const principal = key ? benchtop.core.keys.verify(key) : { org: 'local' };
+  const principal = key ? benchtop.core.keys.verify(key) : { org: 'local', keyPrefix: undefined };
   if (!principal) {
     await benchtop.close();
     throw new ConfigError(
@@ -138,7 +138,7 @@ export async function serveMcp(paths: AppPaths): Promise<void> {
     );
   }
   const transport = new StdioServerTransport();
-  await createMcpServer(benchtop.core, principal.org).connect(transport);
+  await createMcpServer(benchtop.core, principal.org, principal.keyPrefix).connect(transport);
   log(
     `serving MCP on stdio for organization "${principal.org}"; Benchtop at ${benchtop.server.url}`,
   );

@@ -179,6 +179,12 @@ export const Approval = z
       .describe('The held action as it would run; for a shell command {type: "exec", command}.'),
     policy_id: z.string(),
     reason: z.string().describe('Why a person is asked, for them to read.'),
+    requested_by: z
+      .string()
+      .nullable()
+      .describe(
+        'Who sent the action, for a person to tell agents apart: the SDK and its version, an MCP client, or a User-Agent, and the key it used; null for an agent task (task_id names it).',
+      ),
     url: z.string().nullable().describe("The page's URL when it was asked (browsers)."),
     target: ApprovalTarget.nullable(),
     screenshot_url: z.string().nullable().describe('The screen when asked, the target drawn.'),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/shared/approvals.js';
+import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchUiBrowser, saveScreenshots, UiPages } from '../helpers/ui-browser.js';
@@ -106,9 +107,11 @@ async function timesPaid(): Promise<number> {
   return match[1]!.split(', ').filter((said) => said === 'paid').length;
 }
 
-/** A click on "Pay now" as an SDK sends it: the request waits for the person's decision. */
+/** A click on "Pay now" as the Python SDK sends it: the request waits for the person's decision. */
 function clickPay() {
-  return server.request('POST', `/computers/${computerId}/click`, PAY_BUTTON);
+  return server.request('POST', `/computers/${computerId}/click`, PAY_BUTTON, {
+    headers: SDK_HEADERS.currentPython,
+  });
 }
 
 const approvalCards = (page: Page) => page.locator('article.attention-approval');
@@ -144,6 +147,9 @@ describe('the Needs-you screen', () => {
     const card = await heldClick(page);
     await expect.poll(() => card.textContent()).toContain('Paying needs a person');
     expect(await card.textContent()).toContain('button “Pay now”');
+    // Who asks, for a person who runs several agents.
+    const from = card.locator('dt:text-is("From") + dd');
+    expect(await from.innerText()).toBe(`Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`);
     await page.getByRole('link', { name: /Needs you\s*1 waiting/ }).waitFor();
     await saveScreenshots(page, 'needs-you-approval');
     expect(await timesPaid()).toBe(0);

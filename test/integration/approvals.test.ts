@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Approval, AttentionItem, Policy } from '../../src/shared/approvals.js';
 import { signature } from '../../src/main/core/attention/webhook.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { SseReader } from '../helpers/sse.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -153,6 +154,8 @@ describe('an action a policy asks about', () => {
       expect(asked).toMatchObject({ approval_id: approval.id, policy_id: 'pay' });
       expect(await status()).toBe('nothing yet');
 
+      // Sent by the test's fetch, whose User-Agent is "node", with the test's key.
+      expect(approval.requested_by).toBe(`node (key ${server.key.slice(0, 7)}…)`);
       const approved = await decide(approval, 'approve', 'go ahead');
       expect(approved.body).toMatchObject({ status: 'approved', note: 'go ahead' });
       expect((await click).body.status).toBe('success');
@@ -268,14 +271,20 @@ describe('an action a policy asks about', () => {
   });
 
   it('stops a batch before the held action, which runs once approved', async () => {
-    const batch = server.request('POST', `/computers/${id}/batch`, {
-      actions: [
-        { type: 'click', x: CANCEL.x, y: CANCEL.y },
-        { type: 'click', x: PAY.x, y: PAY.y },
-        { type: 'click', x: CANCEL.x, y: CANCEL.y },
-      ],
-    });
+    const batch = server.request(
+      'POST',
+      `/computers/${id}/batch`,
+      {
+        actions: [
+          { type: 'click', x: CANCEL.x, y: CANCEL.y },
+          { type: 'click', x: PAY.x, y: PAY.y },
+          { type: 'click', x: CANCEL.x, y: CANCEL.y },
+        ],
+      },
+      { headers: SDK_HEADERS.currentTypeScript },
+    );
     const approval = await pending();
+    expect(approval.requested_by).toBe(`TypeScript SDK 0.14.0 (key ${server.key.slice(0, 7)}…)`);
     expect(await status()).toBe('cancelled');
     await decide(approval, 'approve');
     const done = await batch;
@@ -413,14 +422,18 @@ describe('conditions', () => {
     expect(
       (await server.request('POST', `/computers/${id}/exec/sync`, { command: 'echo ok' })).body,
     ).toMatchObject({ stdout: 'ok\n', exit_code: 0 });
-    const sync = server.request('POST', `/computers/${id}/exec/sync`, {
-      command: 'rm -f nothing-here && echo removed',
-    });
+    const sync = server.request(
+      'POST',
+      `/computers/${id}/exec/sync`,
+      { command: 'rm -f nothing-here && echo removed' },
+      { headers: SDK_HEADERS.currentPython },
+    );
     const approval = await pending();
     expect(approval.action).toMatchObject({
       type: 'exec_sync',
       command: 'rm -f nothing-here && echo removed',
     });
+    expect(approval.requested_by).toBe(`Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`);
     await decide(approval, 'approve');
     expect((await sync).body).toMatchObject({ stdout: 'removed\n', exit_code: 0 });
 
@@ -476,7 +489,7 @@ describe('what waits for a person', () => {
       task_id: null,
       computer_id: id,
       approval_id: approval.id,
-      summary: expect.stringContaining('click at 100, 60'),
+      summary: `click at 100, 60 on ${fixtures.url}/checkout.html from node (key ${server.key.slice(0, 7)}…) — policy pay asks a person first`,
     });
     const delivery = await eventually(() =>
       received.find((item) => JSON.parse(item.body).approval_id === approval.id),

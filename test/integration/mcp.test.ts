@@ -252,6 +252,10 @@ describe('approvals', () => {
 
     const approved = call(client, 'click', PAY);
     const first = await pending(id);
+    // The queue tells this client from the others: its name, version and key.
+    expect(first.requested_by).toBe(
+      `MCP client benchtop-test 1.0.0 (key ${server.key.slice(0, 7)}…)`,
+    );
     expect(await statusOf(id)).toBe('nothing yet');
     await eventually(() => told.some((line) => line.includes(first.id)));
     await server.request('POST', `/approvals/${first.id}/approve`, { note: 'go ahead' });

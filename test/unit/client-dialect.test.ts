@@ -8,7 +8,7 @@ import {
   readRequest,
   toModelSpace,
 } from '../../src/main/core/models/client-dialect.js';
-import { isTypedLightconeSdk } from '../../src/main/server/client-sdk.js';
+import { describeClient, isTypedLightconeSdk } from '../../src/main/server/client-sdk.js';
 import type { OutputAction, ResponseObject } from '../../src/shared/responses.js';
 import {
   exampleAction,
@@ -141,6 +141,23 @@ describe('which SDK is asking', () => {
     expect(isTypedLightconeSdk({ ...bare, 'x-stainless-package-version': '3.0.0' })).toBe(true);
     expect(isTypedLightconeSdk({ ...bare, 'x-stainless-package-version': 'latest' })).toBe(false);
     expect(isTypedLightconeSdk({ ...bare, 'x-stainless-lang': 'go' })).toBe(false);
+  });
+
+  it('names the client for a person, with the prefix of its key only', () => {
+    const principal = { org: 'local', keyId: 'key_1', keyPrefix: 'sk_5bRW' };
+    const named = (headers: Record<string, string>) => describeClient(headers, principal);
+    expect(named(SDK_HEADERS.currentPython)).toBe('Python SDK 2.39.0 (key sk_5bRW…)');
+    expect(named(SDK_HEADERS.seedTypeScript)).toBe('TypeScript SDK 0.7.0 (key sk_5bRW…)');
+    expect(named(SDK_HEADERS.openAIPython)).toBe('OpenAI Python SDK 2.8.0 (key sk_5bRW…)');
+    expect(named({ 'user-agent': 'curl/8.5.0' })).toBe('curl/8.5.0 (key sk_5bRW…)');
+    expect(named({ 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131' })).toBe(
+      'Mozilla/5.0 (key sk_5bRW…)',
+    );
+    expect(named({})).toBe('a client that gave no name (key sk_5bRW…)');
+    // What a client says of itself is shown to a person: no control characters, kept short.
+    expect(named({ 'user-agent': `evil\u001b[2J${'x'.repeat(200)}` })).toBe(
+      `evil[2J${'x'.repeat(53)} (key sk_5bRW…)`,
+    );
   });
 
   it('lets the computer_use tool choose the coordinate space explicitly', () => {

@@ -12,7 +12,7 @@ describe('key store', () => {
     const store = new KeyStore(dir);
     const { key, info } = store.create('acme');
     expect(key).toMatch(/^sk_[A-Za-z0-9_-]{32}$/);
-    expect(store.verify(key)).toEqual({ org: 'acme', keyId: info.id });
+    expect(store.verify(key)).toEqual({ org: 'acme', keyId: info.id, keyPrefix: key.slice(0, 7) });
     expect(store.verify(`${key}x`)).toBeUndefined();
     expect(store.verify('not-a-key')).toBeUndefined();
     const file = readFileSync(join(dir, 'keys.json'), 'utf8');
@@ -45,6 +45,7 @@ describe('key store', () => {
     expect(store.verify('sk_from_the_environment_1234')).toEqual({
       org: 'local',
       keyId: 'key_env',
+      keyPrefix: 'sk_from',
     });
     expect(store.hasStoredKeys()).toBe(false);
     expect(() => store.trustKey('short', 'local')).toThrow(/BENCHTOP_API_KEY must look like sk_/);

@@ -80,7 +80,10 @@ export async function act(
 ): Promise<ActionResult & Decided> {
   const id = session.computerId();
   return whileWatchingApprovals(session, id, extra, () =>
-    session.core.computers.act(session.org, id, action, { signal: extra.signal }),
+    session.core.computers.act(session.org, id, action, {
+      signal: extra.signal,
+      requester: session.requester(),
+    }),
   );
 }
 

@@ -29,6 +29,7 @@ export function registerExecTool(server: McpServer, session: McpSession): void {
           const run = await core.computers.exec(org, id, 'exec_sync', body, {
             requestId: newId('req'),
             retried: false,
+            requester: session.requester(),
             signal: extra.signal,
           });
           return await run.outcome();

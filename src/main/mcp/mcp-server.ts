@@ -3,6 +3,7 @@ import type { Core } from '../core/create-core.js';
 import packageJson from '../../../package.json' with { type: 'json' };
 import { registerActionTools } from './action-tools.js';
 import { registerComputerTools } from './computer-tools.js';
+import { requesterName } from '../../shared/requester.js';
 import { McpSession } from './mcp-session.js';
 import { registerTaskTools } from './task-tools.js';
 
@@ -16,13 +17,17 @@ const INSTRUCTIONS =
 /**
  * One MCP session's server: the tools map onto the same core calls as the REST routes, for one
  * organization, with the session's own current computer. A transport connects it to one client.
+ * `keyPrefix`: of the key the client uses (none for the stdio server of the machine's owner).
  */
-export function createMcpServer(core: Core, org: string): McpServer {
+export function createMcpServer(core: Core, org: string, keyPrefix?: string): McpServer {
   const server = new McpServer(
     { name: 'benchtop', version: packageJson.version },
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
   );
-  const session = new McpSession(core, org);
+  const session = new McpSession(core, org, () => {
+    const client = server.server.getClientVersion();
+    return requesterName(client && `MCP client ${client.name} ${client.version}`, keyPrefix);
+  });
   registerComputerTools(server, session);
   registerActionTools(server, session);
   registerTaskTools(server, session);

@@ -11,6 +11,8 @@ export class McpSession {
   constructor(
     readonly core: Core,
     readonly org: string,
+    /** Who the client is, as an approval of its call names it (see requesterName). */
+    readonly requester: () => string,
   ) {}
 
   /** The current computer's id; a call that needs one before there is one is refused. */

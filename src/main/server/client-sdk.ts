@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { printable, requesterName } from '../../shared/requester.js';
+import type { Principal } from '../core/store/key-store.js';
 
 /**
  * The first Lightcone SDK releases whose Responses types are typed models (integer created_at, a
@@ -25,6 +27,30 @@ export function isTypedLightconeSdk(headers: IncomingHttpHeaders): boolean {
     if (version[part] !== wanted) return version[part]! > wanted;
   }
   return true;
+}
+
+/** The Stainless SDK languages by the names their users know them. */
+const SDK_LANGUAGES: Record<string, string> = { python: 'Python', js: 'TypeScript' };
+
+/**
+ * Who sends a request, as an approval of its action names them ("Python SDK 2.39.0 (key
+ * sk_5bRW…)"): a Lightcone SDK by its language and version, another client by the first product
+ * of its User-Agent ("curl/8.5.0").
+ */
+export function describeClient(headers: IncomingHttpHeaders, principal: Principal): string {
+  return requesterName(clientName(headers), principal.keyPrefix);
+}
+
+function clientName(headers: IncomingHttpHeaders): string | undefined {
+  const agent = printable(first(headers['user-agent']) ?? '');
+  const lang = SDK_LANGUAGES[first(headers['x-stainless-lang']) ?? ''];
+  const version = printable(first(headers['x-stainless-package-version']) ?? '').split(' ')[0];
+  if (lang && version) {
+    const vendor = STAINLESS_AGENT.exec(agent)?.[1];
+    const ours = !vendor || vendor === 'Lightcone' || vendor === 'AsyncLightcone';
+    return `${ours ? '' : `${vendor} `}${lang} SDK ${version}`;
+  }
+  return agent.split(' ')[0];
 }
 
 function first(value: string | string[] | undefined): string | undefined {

@@ -32,7 +32,7 @@ export function mcpEndpoint(core: Core, log: (message: string) => void): McpEndp
   const sessions = new Map<string, Session>();
   const router = express.Router();
 
-  const open = async (org: string): Promise<StreamableHTTPServerTransport> => {
+  const open = async ({ org, keyPrefix }: Principal): Promise<StreamableHTTPServerTransport> => {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -43,13 +43,14 @@ export function mcpEndpoint(core: Core, log: (message: string) => void): McpEndp
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     transport.onerror = (error) => log(`mcp: ${error.message}`);
-    await createMcpServer(core, org).connect(transport);
+    await createMcpServer(core, org, keyPrefix).connect(transport);
     return transport;
   };
 
   router.all('/mcp', async (req, res, next) => {
     try {
-      const { org } = res.locals.principal as Principal;
+      const principal = res.locals.principal as Principal;
+      const { org } = principal;
       const id = req.headers['mcp-session-id'];
       if (typeof id === 'string') {
         const session = sessions.get(id);
@@ -75,7 +76,7 @@ export function mcpEndpoint(core: Core, log: (message: string) => void): McpEndp
           'no mcp-session-id header: a new MCP session starts with an initialize request',
         );
       }
-      const transport = await open(org);
+      const transport = await open(principal);
       await transport.handleRequest(req, res, req.body);
     } catch (error) {
       next(error);

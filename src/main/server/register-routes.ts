@@ -4,6 +4,7 @@ import { MAX_ID_LENGTH, type RouteDef } from '../../shared/contract/route.js';
 import { ROUTE_LIST, ROUTES, type RouteName, type Routes } from '../../shared/contract/routes.js';
 import { BenchtopError, notFound } from '../core/errors.js';
 import type { Principal } from '../core/store/key-store.js';
+import { describeClient } from './client-sdk.js';
 import { NdjsonWriter } from './ndjson.js';
 import { openSse, type SseStream } from './sse.js';
 import { parseWith } from './validate.js';
@@ -23,6 +24,8 @@ export type HandlerContext<R extends RouteDef> = {
   requestId: string;
   /** The SDK re-sent this request (x-stainless-retry-count above 0). */
   retried: boolean;
+  /** Who sent it, for a person: the SDK or program and the key's prefix (an approval shows it). */
+  readonly requester: string;
   /** Aborted when the client goes away before its answer is complete. */
   readonly closed: AbortSignal;
   /** Opens the route's event stream; in tests every event is checked against the contract. */
@@ -170,6 +173,9 @@ function context(
     principal: res.locals.principal as Principal,
     requestId: res.locals.requestId as string,
     retried: Number(req.headers['x-stainless-retry-count']) > 0,
+    get requester() {
+      return describeClient(req.headers, res.locals.principal as Principal);
+    },
     get closed() {
       closed ??= closedSignal(req, res);
       return closed;

@@ -128,6 +128,7 @@ export class ActionRunner {
           tabId: request.tabId,
           taskId: request.taskId,
           source: request.source,
+          requester: request.requester,
         },
         admitted,
       );

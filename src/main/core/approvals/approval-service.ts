@@ -48,6 +48,8 @@ export type GateRequest = {
   tabId?: string;
   taskId?: string;
   source?: 'live_view';
+  /** Who sent the action, as a person reads it: the approval shows it. */
+  requester?: string;
 };
 
 /** How a held action ended when it did not run. */
@@ -334,6 +336,7 @@ export class ApprovalService {
       action: shown(request.action, look.target),
       policy_id: policy.id,
       reason: policy.description ?? `policy ${policy.id} asks a person first`,
+      requested_by: request.taskId === undefined ? (request.requester ?? null) : null,
       url: look.url,
       target: look.target,
       screenshot_url: await this.screenshot(request, look).catch(() => null),

@@ -37,7 +37,7 @@ export class ApprovalStore {
 
   get(org: string, id: string): Approval | undefined {
     const row = this.statements.get.get(id, org) as { body: string } | undefined;
-    return row && (JSON.parse(row.body) as Approval);
+    return row && read(row.body);
   }
 
   /** Newest first. */
@@ -49,14 +49,14 @@ export class ApprovalStore {
       task: query.task_id ?? null,
       limit: query.limit ?? -1,
     }) as Array<{ body: string }>;
-    return rows.map((row) => JSON.parse(row.body) as Approval);
+    return rows.map((row) => read(row.body));
   }
 
   /** Every organization's pending approvals, oldest first. */
   pending(): Array<{ org: string; approval: Approval }> {
     return (this.statements.pending.all() as Array<{ org: string; body: string }>).map((row) => ({
       org: row.org,
-      approval: JSON.parse(row.body) as Approval,
+      approval: read(row.body),
     }));
   }
 
@@ -64,4 +64,11 @@ export class ApprovalStore {
   forget(before: string): number {
     return this.statements.forget.run(before).changes;
   }
+}
+
+/** A stored approval; one stored before approvals named their requester names none. */
+function read(body: string): Approval {
+  const approval = JSON.parse(body) as Approval;
+  approval.requested_by ??= null;
+  return approval;
 }

@@ -133,13 +133,14 @@ export class AttentionService {
 function approvalItem(approval: Approval): AttentionItem {
   const action = describeHeldAction(approval.action as RanAction);
   const where = approval.url ? ` on ${approval.url}` : '';
+  const from = approval.requested_by ? ` from ${approval.requested_by}` : '';
   return {
     type: 'approval',
     since: approval.created_at,
     task_id: approval.task_id,
     computer_id: approval.computer_id,
     approval_id: approval.id,
-    summary: `${action}${where} — ${approval.reason}`,
+    summary: `${action}${where}${from} — ${approval.reason}`,
   };
 }
 

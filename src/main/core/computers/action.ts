@@ -43,6 +43,8 @@ export type ActionRequest = {
   retried?: boolean;
   /** A person sent it from the window's live view. */
   source?: 'live_view';
+  /** Who sent it, as a person reads it ("Python SDK 2.39.0 (key sk_5bRW…)"); its approval says so. */
+  requester?: string;
   /** The agent task that sent it (policies with task_only; its approvals name the task). */
   taskId?: string;
 };

@@ -17,12 +17,16 @@ export type ActOptions = {
   retried?: boolean;
   /** A person sent it from the window's live view (recorded as their input). */
   source?: 'live_view';
+  /** Who sent it, as a person reads it (an approval of it names them). */
+  requester?: string;
 };
 
 export type BatchOptions = {
   /** The request's body: a retry (same body) joins the batch instead of running it again. */
   body: unknown;
   retried: boolean;
+  /** Who sent it, as a person reads it (an approval of one of its actions names them). */
+  requester?: string;
   /** Aborted when the client goes away: no further action starts. */
   signal: AbortSignal;
 };
@@ -124,6 +128,7 @@ export class ComputerService {
       signal: options.signal,
       retried: options.retried,
       source: options.source,
+      requester: options.requester,
     });
   }
 
@@ -139,7 +144,7 @@ export class ComputerService {
   ): Promise<BatchResult | undefined> {
     const requests = actions.map((action, index) => {
       try {
-        return normalizeAction(action);
+        return { ...normalizeAction(action), requester: options.requester };
       } catch (error) {
         throw error instanceof BenchtopError ? error.at([index]) : error;
       }
@@ -157,12 +162,12 @@ export class ComputerService {
     id: string,
     kind: 'exec' | 'exec_sync',
     body: CommandBody,
-    options: { requestId: string; retried: boolean; signal?: AbortSignal },
+    options: { requestId: string; retried: boolean; requester?: string; signal?: AbortSignal },
   ): Promise<CommandRun> {
     const session = this.getRunning(org, id);
     // A retry of a command that already started joins it: it was let through then.
     if (!(options.retried && this.deps.shell.joinable(session, kind, body))) {
-      await this.admitCommand(session, kind, body.command, options.signal);
+      await this.admitCommand(session, kind, body.command, options);
     }
     return this.deps.shell.start(session, kind, body, options);
   }
@@ -175,11 +180,11 @@ export class ComputerService {
     session: ComputerSession,
     kind: 'exec' | 'exec_sync',
     command: string,
-    signal: AbortSignal | undefined,
+    { requester, signal }: { requester?: string; signal?: AbortSignal },
   ): Promise<void> {
     const { gate } = this.deps;
     if (!gate) return;
-    const request = { session, action: { type: kind, command } };
+    const request = { session, action: { type: kind, command }, requester };
     const outcome = await untilDecided(
       (hold, waitSignal) => gate.wait(hold, waitSignal),
       signal,

@@ -17,7 +17,8 @@ export type KeyRecord = {
 };
 
 export type KeyInfo = Omit<KeyRecord, 'hash'>;
-export type Principal = { org: string; keyId: string };
+/** Whose key a request carries: its organization, and the key's id and prefix (`sk_5bRW`). */
+export type Principal = { org: string; keyId: string; keyPrefix: string };
 
 const KEY_PATTERN = /^sk_[A-Za-z0-9_-]{16,200}$/;
 const KNOWN_HASHES = 64;
@@ -148,7 +149,7 @@ export class KeyStore {
     // Looked up each time: a key revoked since is refused at once.
     const record = this.byHash.get(hash);
     if (!record || record.revoked_at) return undefined;
-    return { org: record.org, keyId: record.id };
+    return { org: record.org, keyId: record.id, keyPrefix: record.prefix };
   }
 
   close(): void {

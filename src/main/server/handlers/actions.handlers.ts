@@ -51,13 +51,13 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
         answer: { kind: 'json'; schema: z.ZodType };
         summary: string;
         tag: string;
-      }> = ({ body, params, principal, retried, req }) => {
+      }> = ({ body, params, principal, retried, requester, req }) => {
         const action =
           type === 'debug'
             ? debugAction(body as z.output<typeof DebugEndpointBody>)
             : ({ ...body, type } as ComputerAction);
         return core.computers
-          .act(principal.org, params.id, action, { retried, source: sourceOf(req) })
+          .act(principal.org, params.id, action, { retried, requester, source: sourceOf(req) })
           .catch(placed(type === 'debug' ? flattenDebug : (path) => path));
       };
       return [`actions.${segment}`, handler];
@@ -66,16 +66,21 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
 
   return {
     ...single,
-    'actions.execute': ({ body, params, principal, retried }) => {
+    'actions.execute': ({ body, params, principal, retried, requester }) => {
       const wrapped = 'action' in body;
       return core.computers
-        .act(principal.org, params.id, wrapped ? body.action : body, { retried })
+        .act(principal.org, params.id, wrapped ? body.action : body, { retried, requester })
         .catch(placed((path) => (wrapped ? ['action', ...path] : path)));
     },
     // Undefined once the client has gone: there is nobody to answer.
-    'actions.batch': ({ body, params, principal, retried, closed }) =>
+    'actions.batch': ({ body, params, principal, retried, requester, closed }) =>
       core.computers
-        .batch(principal.org, params.id, body.actions, { body, retried, signal: closed })
+        .batch(principal.org, params.id, body.actions, {
+          body,
+          retried,
+          requester,
+          signal: closed,
+        })
         .catch(placed((path) => ['actions', ...path])),
   };
 }
@@ -85,25 +90,43 @@ const resultOf = <T extends ActionType>(_type: T, answer: Promise<ActionResult>)
   answer as Promise<ActionResultOf<T>>;
 
 export const tabHandlers = (core: Core): Pick<Handlers, TabRouteName> => ({
-  'tabs.list': ({ params, principal }) =>
-    resultOf('list_tabs', core.computers.act(principal.org, params.id, { type: 'list_tabs' })),
-  'tabs.create': ({ body, params, principal }) =>
+  'tabs.list': ({ params, principal, requester }) =>
+    resultOf(
+      'list_tabs',
+      core.computers.act(principal.org, params.id, { type: 'list_tabs' }, { requester }),
+    ),
+  'tabs.create': ({ body, params, principal, requester }) =>
     resultOf(
       'new_tab',
-      core.computers.act(principal.org, params.id, {
-        type: 'new_tab',
-        url: body.url,
-        request_id: body.request_id,
-      }),
+      core.computers.act(
+        principal.org,
+        params.id,
+        {
+          type: 'new_tab',
+          url: body.url,
+          request_id: body.request_id,
+        },
+        { requester },
+      ),
     ),
-  'tabs.switch': ({ params, principal }) =>
+  'tabs.switch': ({ params, principal, requester }) =>
     resultOf(
       'switch_tab',
-      core.computers.act(principal.org, params.id, { type: 'switch_tab', tab_id: params.tab_id }),
+      core.computers.act(
+        principal.org,
+        params.id,
+        { type: 'switch_tab', tab_id: params.tab_id },
+        { requester },
+      ),
     ),
-  'tabs.close': ({ params, principal }) =>
+  'tabs.close': ({ params, principal, requester }) =>
     resultOf(
       'close_tab',
-      core.computers.act(principal.org, params.id, { type: 'close_tab', tab_id: params.tab_id }),
+      core.computers.act(
+        principal.org,
+        params.id,
+        { type: 'close_tab', tab_id: params.tab_id },
+        { requester },
+      ),
     ),
 });

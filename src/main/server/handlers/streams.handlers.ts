@@ -89,13 +89,23 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
     }
   },
 
-  'exec.stream': async ({ body, params, principal, requestId, retried, closed, ndjson }) => {
+  'exec.stream': async ({
+    body,
+    params,
+    principal,
+    requestId,
+    retried,
+    requester,
+    closed,
+    ndjson,
+  }) => {
     const out = ndjson();
     let run;
     try {
       run = await core.computers.exec(principal.org, params.id, 'exec', body, {
         requestId,
         retried,
+        requester,
         signal: closed,
       });
     } catch (error) {
@@ -114,11 +124,13 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
     principal,
     requestId,
     retried,
+    requester,
     closed,
   }): Promise<ExecSyncResult> => {
     const run = await core.computers.exec(principal.org, params.id, 'exec_sync', body, {
       requestId,
       retried,
+      requester,
       signal: closed,
     });
     const { stdout, stderr, exitCode, truncated } = await run.outcome();

@@ -35,6 +35,12 @@ export function ApprovalCard({ item, approval, onDecided }: Props) {
             <dl>
               <dt>Action</dt>
               <dd className="approval-action">{label}</dd>
+              {approval.requested_by && (
+                <>
+                  <dt>From</dt>
+                  <dd>{approval.requested_by}</dd>
+                </>
+              )}
               <dt>Why</dt>
               <dd>
                 {approval.reason}{' '}
