@@ -162,3 +162,14 @@ export type DownloadEvent = z.infer<typeof DownloadEvent>;
 export type StatusEvent = z.infer<typeof StatusEvent>;
 export type ApprovalRequiredEvent = z.infer<typeof ApprovalRequiredEvent>;
 export type ApprovalDecidedEvent = z.infer<typeof ApprovalDecidedEvent>;
+
+/** Actions that only read: the window lists a computer's tabs when a person opens it. */
+const READS = new Set(['list_tabs', 'screenshot', 'html']);
+
+/**
+ * A person's input: an action they sent from the window that does something to the computer (a
+ * click, a key, a tab switched). It takes over from a task; a read does not.
+ */
+export function isPersonInput(event: Pick<ActionRequestEvent, 'action' | 'source'>): boolean {
+  return event.source === 'live_view' && !READS.has(event.action.type);
+}

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/shared/approvals.js';
-import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
+import type { Approval, Policy } from '../../src/shared/approvals.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchUiBrowser, saveScreenshots, UiPages } from '../helpers/ui-browser.js';
 
@@ -384,6 +384,37 @@ describe('the Needs-you screen', () => {
     await page
       .getByRole('application', { name: new RegExp(`Live view of ${computerId}`) })
       .waitFor();
+  });
+});
+
+describe("a person's own actions", () => {
+  it('are not held by a policy on the page: the tab strip lists, opens and closes tabs', async () => {
+    // Everything on the fixture pages needs a person, except what the person does.
+    const onFixtures: Policy = {
+      id: 'fixtures',
+      when: { url_pattern: `${fixtures.url}/**` },
+      then: 'ask',
+    };
+    expect((await server.request('PUT', '/policies', [onFixtures])).status).toBe(200);
+    try {
+      const page = await open(`#/computers/${computerId}`);
+      const tabs = page.getByRole('group', { name: 'Tabs' });
+      await tabs.getByRole('button', { name: /^Switch to tab Checkout fixture/ }).waitFor();
+      await tabs.getByRole('button', { name: 'Open a new tab' }).click();
+      await expect.poll(() => tabs.getByRole('button', { name: /^Close tab/ }).count()).toBe(2);
+      await tabs
+        .getByRole('button', { name: /^Close tab/ })
+        .last()
+        .click();
+      await expect.poll(() => tabs.getByRole('button', { name: /^Close tab/ }).count()).toBe(1);
+      const asked = await server.request<Approval[]>(
+        'GET',
+        `/approvals?status=pending&computer_id=${computerId}`,
+      );
+      expect(asked.body.map((approval) => approval.action)).toEqual([]);
+    } finally {
+      await server.request('PUT', '/policies', [PAY_POLICY]);
+    }
   });
 });
 

@@ -379,6 +379,12 @@ describe('takeover', () => {
     const computerId = await newComputer();
     const id = await start({ model: 'vlm', computer_id: computerId });
     await modelAsked(id);
+    // The window opening the computer lists its tabs: a person reading takes nothing over.
+    const tabs = await server.request('GET', `/computers/${computerId}/tabs`, undefined, {
+      headers: { 'x-benchtop-source': 'live-view' },
+    });
+    expect(tabs.body.status).toBe('success');
+    expect((await task(id)).status).toBe('running');
     await asPerson(computerId, 'click', { x: 5, y: 5 });
     expect(await pausedTask(id)).toMatchObject({ paused_reason: 'takeover' });
     expect(eventsOf(id).at(-1)).toMatchObject({ type: 'paused', reason: 'takeover' });

@@ -14,7 +14,11 @@ import {
   type TaskEvent,
   type TerminalStatus,
 } from '../../../shared/tasks.js';
-import type { ApprovalDecidedEvent, ApprovalRequiredEvent } from '../../../shared/events.js';
+import {
+  isPersonInput,
+  type ApprovalDecidedEvent,
+  type ApprovalRequiredEvent,
+} from '../../../shared/events.js';
 import type { ActionRunner } from '../actions/action-runner.js';
 import type { Settings } from '../config.js';
 import type { ActionRequest } from '../computers/action.js';
@@ -185,7 +189,7 @@ export class TaskRun {
         this.approvalRequired(event);
       } else if (event.type === 'approval_decided' && event.task_id === this.task.task_id) {
         this.approvalDecided(event);
-      } else if (event.type === 'action_request' && event.source === 'live_view') {
+      } else if (event.type === 'action_request' && isPersonInput(event)) {
         this.takenOver();
       }
     });

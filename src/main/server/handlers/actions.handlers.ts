@@ -90,12 +90,17 @@ const resultOf = <T extends ActionType>(_type: T, answer: Promise<ActionResult>)
   answer as Promise<ActionResultOf<T>>;
 
 export const tabHandlers = (core: Core): Pick<Handlers, TabRouteName> => ({
-  'tabs.list': ({ params, principal, requester }) =>
+  'tabs.list': ({ params, principal, requester, req }) =>
     resultOf(
       'list_tabs',
-      core.computers.act(principal.org, params.id, { type: 'list_tabs' }, { requester }),
+      core.computers.act(
+        principal.org,
+        params.id,
+        { type: 'list_tabs' },
+        { requester, source: sourceOf(req) },
+      ),
     ),
-  'tabs.create': ({ body, params, principal, requester }) =>
+  'tabs.create': ({ body, params, principal, requester, req }) =>
     resultOf(
       'new_tab',
       core.computers.act(
@@ -106,27 +111,27 @@ export const tabHandlers = (core: Core): Pick<Handlers, TabRouteName> => ({
           url: body.url,
           request_id: body.request_id,
         },
-        { requester },
+        { requester, source: sourceOf(req) },
       ),
     ),
-  'tabs.switch': ({ params, principal, requester }) =>
+  'tabs.switch': ({ params, principal, requester, req }) =>
     resultOf(
       'switch_tab',
       core.computers.act(
         principal.org,
         params.id,
         { type: 'switch_tab', tab_id: params.tab_id },
-        { requester },
+        { requester, source: sourceOf(req) },
       ),
     ),
-  'tabs.close': ({ params, principal, requester }) =>
+  'tabs.close': ({ params, principal, requester, req }) =>
     resultOf(
       'close_tab',
       core.computers.act(
         principal.org,
         params.id,
         { type: 'close_tab', tab_id: params.tab_id },
-        { requester },
+        { requester, source: sourceOf(req) },
       ),
     ),
 });

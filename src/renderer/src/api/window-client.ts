@@ -42,8 +42,11 @@ async function keyRejected(response: Response): Promise<boolean> {
 
 type ActionRouteName = `actions.${ActionEndpoint}`;
 
-/** Marks an action as a person's, sent from the live view: its recording says so (docs/API.md §13). */
-const LIVE_VIEW_SOURCE = { 'x-benchtop-source': 'live-view' };
+/**
+ * Marks an action (a tab's too) as a person's, sent from the window: its recording says so
+ * (docs/API.md §13), and no policy holds it, since the person would be the one to approve it.
+ */
+export const LIVE_VIEW_SOURCE = { 'x-benchtop-source': 'live-view' };
 
 /**
  * A computer action by its endpoint, as a person performs it from the live view (the window's only

@@ -3,7 +3,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { queryKeys, tabsQuery } from '../api/queries.js';
-import { act } from '../api/window-client.js';
+import { act, LIVE_VIEW_SOURCE } from '../api/window-client.js';
 import { AsyncButton } from '../components/async-button.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
@@ -46,7 +46,10 @@ export function TabStrip({ computerId, beforeAction }: Props) {
               aria-label={`Switch to tab ${tabLabel(tab)}`}
               title={tab.url}
               onClick={perform(() =>
-                api.call('tabs.switch', { params: { id: computerId, tab_id: tab.tab_id } }),
+                api.call('tabs.switch', {
+                  params: { id: computerId, tab_id: tab.tab_id },
+                  headers: LIVE_VIEW_SOURCE,
+                }),
               )}
               onError={setError}
             >
@@ -57,7 +60,10 @@ export function TabStrip({ computerId, beforeAction }: Props) {
               aria-label={`Close tab ${tabLabel(tab)}`}
               disabled={list.length === 1}
               onClick={perform(() =>
-                api.call('tabs.close', { params: { id: computerId, tab_id: tab.tab_id } }),
+                api.call('tabs.close', {
+                  params: { id: computerId, tab_id: tab.tab_id },
+                  headers: LIVE_VIEW_SOURCE,
+                }),
               )}
               onError={setError}
             >
@@ -68,7 +74,13 @@ export function TabStrip({ computerId, beforeAction }: Props) {
         <AsyncButton
           className="tab-new"
           aria-label="Open a new tab"
-          onClick={perform(() => api.call('tabs.create', { params: { id: computerId }, body: {} }))}
+          onClick={perform(() =>
+            api.call('tabs.create', {
+              params: { id: computerId },
+              body: {},
+              headers: LIVE_VIEW_SOURCE,
+            }),
+          )}
           onError={setError}
         >
           +

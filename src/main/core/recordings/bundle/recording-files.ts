@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { ActionRequestEvent } from '../../../../shared/events.js';
+import { isPersonInput, type ActionRequestEvent } from '../../../../shared/events.js';
 import { isPng, pngSize } from '../../computers/operator.js';
 
 /** True when `path` is a file (false when it is missing or something else). */
@@ -58,7 +58,7 @@ export async function personInputs(
   for await (const line of lines) {
     if (!line.includes('"live_view"')) continue;
     const event = parseLine(line);
-    if (event?.type !== 'action_request' || event.source !== 'live_view') continue;
+    if (event?.type !== 'action_request' || !isPersonInput(event)) continue;
     const at = Date.parse(event.timestamp);
     if (at >= from && at <= until) found.push(event);
   }
