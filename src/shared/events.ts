@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
 import { TerminationReason } from './computers.js';
-import { Approval } from './approvals.js';
+import { Approval, READ_TYPES } from './approvals.js';
 
 /** What approval_required says, on the computer's stream and a task's. */
 export const approvalFields = {
@@ -163,13 +163,11 @@ export type StatusEvent = z.infer<typeof StatusEvent>;
 export type ApprovalRequiredEvent = z.infer<typeof ApprovalRequiredEvent>;
 export type ApprovalDecidedEvent = z.infer<typeof ApprovalDecidedEvent>;
 
-/** Actions that only read: the window lists a computer's tabs when a person opens it. */
-const READS = new Set(['list_tabs', 'screenshot', 'html']);
-
 /**
  * A person's input: an action they sent from the window that does something to the computer (a
- * click, a key, a tab switched). It takes over from a task; a read does not.
+ * click, a key, a tab switched). It takes over from a task; a read (the window lists a computer's
+ * tabs when a person opens it) does not.
  */
 export function isPersonInput(event: Pick<ActionRequestEvent, 'action' | 'source'>): boolean {
-  return event.source === 'live_view' && !READS.has(event.action.type);
+  return event.source === 'live_view' && !READ_TYPES.has(event.action.type);
 }

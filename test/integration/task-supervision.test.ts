@@ -423,7 +423,6 @@ describe('takeover', () => {
   });
 });
 
-// Needs the approval gate (PUT /policies, /approvals): passes once it is merged.
 describe('refused actions (with the approval gate)', () => {
   afterAll(async () => {
     await server.request('PUT', '/policies', []);
@@ -447,6 +446,28 @@ describe('refused actions (with the approval gate)', () => {
     expect(JSON.stringify(fake.requests[1]!.body)).toContain(
       'Your type action was denied by a policy',
     );
+    await server.request('DELETE', `/computers/${computerId}`);
+  });
+
+  it('a policy on every page holds what the task does there, not its looks at the screen', async () => {
+    await server.request('PUT', '/policies', [
+      { id: 'everywhere', when: { url_pattern: '**', task_only: true }, then: 'ask' },
+    ]);
+    fake.reply(
+      { json: computer({ action: 'screenshot' }) },
+      { json: computer({ action: 'click', x: 5, y: 5 }) },
+      { json: says('Clicked.') },
+    );
+    const computerId = await newComputer();
+    const id = await start({ model: 'vlm', computer_id: computerId, stall_detection: false });
+    // Its steps' screenshots and the model's own screenshot ran; the click waits for a person.
+    expect(await pausedTask(id)).toMatchObject({ paused_reason: 'approval' });
+    const asked = eventsOf(id).filter((event) => event.type === 'approval_required');
+    expect(asked.map((event) => (event as { action: { type: string } }).action.type)).toEqual([
+      'click',
+    ]);
+    await post(`/approvals/${(asked[0] as { approval_id: string }).approval_id}/approve`);
+    expect(await finishedTask(id)).toMatchObject({ status: 'completed', result: 'Clicked.' });
     await server.request('DELETE', `/computers/${computerId}`);
   });
 

@@ -85,6 +85,30 @@ describe('PolicyMatcher', () => {
     expect((await matcher.match(double, page('x').look))?.policy.id).toBe('double');
     expect(await matcher.match(click, page('x').look)).toBeUndefined();
   });
+
+  it('holds a look at the page (screenshot, html, tabs, a wait) only for a policy naming it', async () => {
+    const at = (action: GateSubject['action']): GateSubject => ({ computerId: 'comp_a', action });
+    const reads = [
+      at({ type: 'screenshot', base64: false }),
+      at({ type: 'html' }),
+      at({ type: 'list_tabs' }),
+      at({ type: 'wait', ms: 1000 }),
+    ];
+    const onBank = new PolicyMatcher([ask('bank', { url_pattern: 'https://bank.test/**' })]);
+    const bank = page('https://bank.test/account');
+    for (const read of reads) expect(await onBank.match(read, bank.look)).toBeUndefined();
+    expect(bank.reads, 'ruled out by the action alone').toEqual([]);
+    expect((await onBank.match(click, bank.look))?.policy.id).toBe('bank');
+    expect((await onBank.match(at({ type: 'navigate', url: 'x' }), bank.look))?.policy.id).toBe(
+      'bank',
+    );
+    const looks = new PolicyMatcher([
+      ask('no-looks', { action_types: ['screenshot', 'html', 'list_tabs', 'wait'] }),
+    ]);
+    for (const read of reads) {
+      expect((await looks.match(read, page('x').look))?.policy.id).toBe('no-looks');
+    }
+  });
 });
 
 describe('globToRegExp', () => {

@@ -1,4 +1,4 @@
-import type { Policy, PolicyDecision } from '../../../shared/approvals.js';
+import { READ_TYPES, type Policy, type PolicyDecision } from '../../../shared/approvals.js';
 import type { PageLook } from '../computers/operator.js';
 import type { Action, Point } from '../computers/action.js';
 
@@ -67,6 +67,10 @@ function compile(policy: Policy): CompiledPolicy {
   if (when.action_types) {
     const types = new Set<string>(when.action_types);
     cheap.push((subject) => namesOf(subject.action).some((name) => types.has(name)));
+  } else {
+    // Without action_types, every action that does something: a look at the page (an agent
+    // task's own screenshot each step among them) is not held by a policy that does not name it.
+    cheap.push((subject) => !READ_TYPES.has(subject.action.type));
   }
   if (when.text_pattern) {
     const pattern = new RegExp(when.text_pattern);

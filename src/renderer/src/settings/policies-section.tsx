@@ -275,7 +275,10 @@ function ActionTypes(props: {
   return (
     <fieldset className="action-types">
       <legend>
-        Action types <span className="muted">(none checked: every action)</span>
+        Action types{' '}
+        <span className="muted">
+          (none checked: every action but screenshot, html, list_tabs and wait)
+        </span>
       </legend>
       {GATED_TYPES.map((type) => (
         <label key={type} className="checkbox chip">
