@@ -3,7 +3,8 @@ import type { ComputerEvent } from '../../../shared/events.js';
 import type { ComputerSession } from '../../core/computers/computer-session.js';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
-import type { Handlers } from '../register-routes.js';
+import type { HandlerContext, Handlers } from '../register-routes.js';
+import type { Routes } from '../../../shared/contract/routes.js';
 
 type StreamRouteName =
   'streams.events' | 'streams.screencast' | 'streams.screencasts' | 'exec.stream' | 'exec.sync';
@@ -17,6 +18,24 @@ function finalStatus(session: ComputerSession): ComputerEvent {
     status: 'terminated',
     termination_reason: session.terminationReason!,
   };
+}
+
+/** A shell command a route's request starts (or joins, a retry of it). */
+function startCommand(
+  core: Core,
+  kind: 'exec' | 'exec_sync',
+  request: Pick<
+    HandlerContext<Routes['exec.stream']>,
+    'params' | 'principal' | 'requestId' | 'retried' | 'requester' | 'closed'
+  > & { body: Parameters<Core['computers']['exec']>[3] },
+): ReturnType<Core['computers']['exec']> {
+  const { body, params, principal, requestId, retried, requester, closed } = request;
+  return core.computers.exec(principal.org, params.id, kind, body, {
+    requestId,
+    retried,
+    requester,
+    signal: closed,
+  });
 }
 
 export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => ({
@@ -89,25 +108,11 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
     }
   },
 
-  'exec.stream': async ({
-    body,
-    params,
-    principal,
-    requestId,
-    retried,
-    requester,
-    closed,
-    ndjson,
-  }) => {
-    const out = ndjson();
+  'exec.stream': async (request) => {
+    const out = request.ndjson();
     let run;
     try {
-      run = await core.computers.exec(principal.org, params.id, 'exec', body, {
-        requestId,
-        retried,
-        requester,
-        signal: closed,
-      });
+      run = await startCommand(core, 'exec', request);
     } catch (error) {
       // A command that cannot start is an error line in a 200 answer; other refusals keep their status.
       if (!(error instanceof BenchtopError && error.code === 'invalid_request')) throw error;
@@ -118,21 +123,8 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
     out.end();
   },
 
-  'exec.sync': async ({
-    body,
-    params,
-    principal,
-    requestId,
-    retried,
-    requester,
-    closed,
-  }): Promise<ExecSyncResult> => {
-    const run = await core.computers.exec(principal.org, params.id, 'exec_sync', body, {
-      requestId,
-      retried,
-      requester,
-      signal: closed,
-    });
+  'exec.sync': async (request): Promise<ExecSyncResult> => {
+    const run = await startCommand(core, 'exec_sync', request);
     const { stdout, stderr, exitCode, truncated } = await run.outcome();
     return { stdout, stderr, exit_code: exitCode, ...(truncated && { truncated: true as const }) };
   },
