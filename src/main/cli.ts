@@ -43,6 +43,12 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
   const { sandboxSupport } = await import('./core/sandbox/computer-sandbox.js');
   const sandbox = await sandboxSupport();
   const banner = [`listening on ${url}`, `the window: ${url}/ui/#key=${uiKey}`];
+  const { host } = benchtop.core.settings.server;
+  if (host === '0.0.0.0' || host === '::') {
+    banner.push(
+      `it listens on every address of this machine (server.host ${host}): another machine reaches it by this machine's name or address once server.allowed_hosts lists that name`,
+    );
+  }
   if (!sandbox.available) {
     banner.push(
       `no sandbox for computers: ${sandbox.reason}. The owner's commands and desktops run on the host; other organizations get neither.`,

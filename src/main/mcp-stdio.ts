@@ -8,6 +8,7 @@ import { STOP_SIGNALS } from './core/runtime/process-supervisor.js';
 import { markAlive, OWN_MARK } from './core/runtime/process-table.js';
 import { readStoredSettings } from './core/store/settings-store.js';
 import { createMcpServer } from './mcp/mcp-server.js';
+import { serverUrl } from './server/start-server.js';
 import { closeWithin } from './core/runtime/shutdown.js';
 import { startBenchtop, type AppPaths } from './start-benchtop.js';
 
@@ -30,13 +31,7 @@ async function runningBenchtop(env: NodeJS.ProcessEnv): Promise<string | undefin
   const dataDir = defaultDataDir(env);
   const { server } = resolveSettings({ stored: readStoredSettings(dataDir), env });
   if (server.port === 0 || !otherRunOn(dataDir)) return undefined;
-  const wildcard = server.host === '0.0.0.0' || server.host === '::';
-  const host = wildcard
-    ? '127.0.0.1'
-    : server.host.includes(':')
-      ? `[${server.host}]`
-      : server.host;
-  const url = `http://${host}:${server.port}`;
+  const url = serverUrl(server.host, server.port);
   try {
     const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     const body = (await health.json()) as { status?: string };

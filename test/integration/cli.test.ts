@@ -264,6 +264,33 @@ describe('benchtop serve', PROCESS_TESTS, () => {
     expect(await exited(child)).toBe(0);
   });
 
+  it('listening on every address, hands out URLs this machine opens: 127.0.0.1, not 0.0.0.0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
+    const { child, url, output } = await serve(dataDir, {}, ['--port', '0', '--host', '0.0.0.0']);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(output).toContain(
+      "it listens on every address of this machine (server.host 0.0.0.0): another machine reaches it by this machine's name or address once server.allowed_hosts lists that name",
+    );
+    const key = output.find((line) => line.includes('TZAFON_API_KEY='))!.split('=')[1]!;
+    const created = await fetch(`${url}/computers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const computer = (await created.json()) as { id: string; endpoints: { live_view: string } };
+    expect(computer.endpoints.live_view).toBe(`${url}/ui/#/computers/${computer.id}`);
+    // What it hands out opens: a screenshot's URL.
+    const shot = await fetch(`${url}/computers/${computer.id}/screenshot`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const { result } = (await shot.json()) as { result: { screenshot_url: string } };
+    expect(result.screenshot_url.startsWith(`${url}/`), result.screenshot_url).toBe(true);
+    const image = await fetch(result.screenshot_url);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
   it('refuses a second Benchtop on the data dir one runs on, which goes on whole', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'benchtop-cli-'));
     // A spare desktop: its folder in the data dir is what a second run would have taken.

@@ -49,6 +49,17 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
   return new ConfigError(message, { cause: error });
 }
 
+/**
+ * The URL this machine's clients reach a server on `host` at. A server listening on every
+ * address (0.0.0.0, ::) is reached at 127.0.0.1: a URL naming the wildcard does not open in every
+ * browser nor on every system (Windows refuses to connect to 0.0.0.0). Other machines use their
+ * own name for it, which server.allowed_hosts must list.
+ */
+export function serverUrl(host: string, port: number): string {
+  const reached = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`;
+}
+
 /** Listens (port 0 picks a free one) and tells core its URL. close() ends open connections too. */
 export async function startServer(
   core: Core,
@@ -69,7 +80,7 @@ export async function startServer(
     server.listen(wanted, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = serverUrl(host, port);
   core.setBaseUrl(url);
   return {
     url,
