@@ -18,6 +18,7 @@ import { unstartedTaskFields, type Task, type TaskEvent } from '../../src/shared
 
 /** A provider key planted in the fixture: no byte of a bundle may hold it. */
 export const SECRET = 'sk-proj-Zq8vW3nR5tY7uI9oP1aS2dF4gH6jK';
+export const INVOICE = 'item,price\nlamp,49.00\n';
 export const COMPUTER = 'comp_bundlefixture';
 export const TASK = 'task_bundlefixture';
 /** The recording (and video) starts here; the task's first event 100 ms later. */
@@ -108,6 +109,11 @@ export async function makeFixture(steps: number, missing?: number): Promise<Fixt
   const trace = randomBytes(2048);
   await writeFile(join(recordingDir, 'trace.zip'), trace);
   await writeFile(join(recordingDir, 'har.ndjson'), '{}\n');
+  // Downloads: a whole file, one still being written, and one the site put a secret in.
+  await mkdir(join(recordingDir, 'downloads'));
+  await writeFile(join(recordingDir, 'downloads', 'invoice.csv'), INVOICE);
+  await writeFile(join(recordingDir, 'downloads', '.report.csv.part'), 'total,');
+  await writeFile(join(recordingDir, 'downloads', 'settings.txt'), `api_key=${SECRET}\n`);
 
   const task: Task = {
     task_id: TASK,

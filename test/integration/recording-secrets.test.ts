@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { everyByte, everyFile, type Part } from '../helpers/every-byte.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startHttpProxy, type HttpProxy } from '../helpers/http-proxy.js';
 import { SseReader } from '../helpers/sse.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
  * No recording or bundle holds an API key, a provider key or a proxy password (docs/API.md §13),
@@ -84,6 +84,12 @@ it('plants each secret where an agent and a page would put it; none is in any by
   });
   expect(opened.body.status, opened.text).toBe('success');
   expect(proxy.log.some((line) => line.includes('recorded.js'))).toBe(true);
+  // A file the browser downloads goes into the bundle as it is.
+  await act({ type: 'navigate', url: `${fixtures.url}/invoice.csv` });
+  await eventually(async () => {
+    const listed = await server.request('GET', `/computers/${id}/downloads`);
+    return (listed.body.data as Array<{ name: string }>).some((f) => f.name === 'invoice.csv');
+  });
   const started = await server.request('POST', '/agent/tasks', {
     instruction: `sign in with ${PROVIDER_KEY}`,
     computer_id: id,
@@ -117,6 +123,9 @@ it('plants each secret where an agent and a page would put it; none is in any by
   );
   expect([...entries.keys()].some((name) => name.startsWith('model/'))).toBe(true);
   expect(entries.get('computer-events.ndjson')!.data.toString()).toContain('[redacted]');
+  expect(entries.get('downloads/invoice.csv')?.data).toEqual(
+    readFileSync(join(import.meta.dirname, '..', 'fixtures', 'invoice.csv')),
+  );
   expectNoSecret(await everyByte(zip, 'the bundle'), secrets);
   const files = await everyFile(join(server.dataDir, 'recordings', id));
   expect(files.length).toBeGreaterThan(3);

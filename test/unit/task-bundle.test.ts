@@ -10,6 +10,7 @@ import type { TaskEvent } from '../../src/shared/tasks.js';
 import {
   bundleOf,
   COMPUTER,
+  INVOICE,
   makeFixture,
   readZip,
   SECRET,
@@ -55,7 +56,16 @@ describe('a task bundle of a recorded computer', () => {
       'video.webm',
       'recording.har',
       'trace.zip',
+      'downloads/invoice.csv',
+      'downloads/LEFT-OUT.txt',
     ]);
+  });
+
+  it('holds the whole downloads as they are, and says which it left out and why', () => {
+    expect(textOf('downloads/invoice.csv')).toBe(INVOICE);
+    expect(textOf('downloads/LEFT-OUT.txt')).toContain(
+      '- settings.txt: it holds a secret (a key, a password or a vault value)\n',
+    );
   });
 
   it('stores the already-compressed files as they are and deflates the text', () => {
@@ -201,6 +211,7 @@ describe('a task bundle of a recorded computer', () => {
         'recording.har',
         'trace.zip',
         `model/${TASK}/`,
+        'downloads/',
       ]);
     });
   });

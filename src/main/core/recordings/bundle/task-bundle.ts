@@ -7,6 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
 import type { Recording } from '../../../../shared/recordings.js';
 import { TERMINAL_EVENTS, type Task, type TaskEvent } from '../../../../shared/tasks.js';
+import { DownloadDir } from '../../computers/download-dir.js';
+import { RECORDED_DOWNLOADS } from '../../computers/drivers/driver.js';
 import { filesUnder, isFile, personInputs, pngFileSize, ScrubLines } from './recording-files.js';
 import { buildTimeline, titleOf, type ModelFiles, type Shot } from './timeline.js';
 import { viewerPage, type ViewerFile } from './viewer-page.js';
@@ -37,7 +39,7 @@ const MODEL_FILE = /^(\d+)\.(request|response)\.json$/;
 /**
  * Writes a task's bundle to `out` as a zip (docs/API.md §13): index.html (the offline viewer),
  * task.json, events.ndjson, computer-events.ndjson, model/, screenshots/, video.webm,
- * recording.har and trace.zip, each when there is something to put in it. No secret gets in:
+ * recording.har, trace.zip and downloads/, each when there is something to put in it. No secret gets in:
  * every text goes through input.scrub on its way. Ends `out`; rejects when a file cannot be read
  * (`out` is then destroyed, the zip unfinished).
  */
@@ -113,6 +115,7 @@ async function bundleEntries(input: BundleInput): Promise<Entry[]> {
   if (hasVideo) files.push(fileEntry('video.webm', path('video.webm')));
   if (hasHar) files.push({ name: 'recording.har', open: () => harStream(input), compress: true });
   if (hasTrace) files.push(fileEntry('trace.zip', path('trace.zip')));
+  if (dir) files.push(...(await downloadEntries(dir, input.scrub)));
 
   const entries = buildTimeline({
     events,
@@ -204,6 +207,43 @@ async function screenshotEntries(
 }
 
 /** A file copied as it is; deflated unless it is compressed already. */
+/** A download is read whole to check it for secrets: larger ones stay out of the bundle. */
+const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The files the browser downloaded, as the recording kept them, under downloads/. A file is the
+ * site's, not Benchtop's text, so it is not scrubbed: one that holds a secret (a key, a vault
+ * value the site echoed) is left out instead, and so is one too large to check; LEFT-OUT.txt
+ * says which and why.
+ */
+async function downloadEntries(dir: string, scrub: (text: string) => string): Promise<Entry[]> {
+  const folder = new DownloadDir(join(dir, RECORDED_DOWNLOADS));
+  const entries: Entry[] = [];
+  const leftOut: string[] = [];
+  for (const file of await folder.list()) {
+    const path = join(folder.dir, file.name);
+    if (file.size_bytes > MAX_DOWNLOAD_BYTES) {
+      leftOut.push(`${file.name}: larger than the 64 MB a bundle checks for secrets`);
+      continue;
+    }
+    const text = (await readFile(path).catch(() => undefined))?.toString('utf8');
+    if (text === undefined) continue;
+    if (scrub(text) !== text) {
+      leftOut.push(`${file.name}: it holds a secret (a key, a password or a vault value)`);
+      continue;
+    }
+    entries.push(fileEntry(`downloads/${file.name}`, path));
+  }
+  if (leftOut.length) {
+    const why = leftOut.map((line) => `- ${line}\n`).join('');
+    entries.push({
+      name: 'downloads/LEFT-OUT.txt',
+      text: `Downloads of this computer not in this bundle (GET /computers/{id}/downloads/{name} serves them while the recording is kept):\n${why}`,
+    });
+  }
+  return entries;
+}
+
 function fileEntry(name: string, file: string): Entry {
   return { name, open: () => createReadStream(file), compress: !COMPRESSED.test(name) };
 }
@@ -241,6 +281,9 @@ function listed(names: string[], taskId: string): ViewerFile[] {
   const files = names.flatMap((name) => (LABELS[name] ? [{ name, label: LABELS[name] }] : []));
   if (names.some((name) => name.startsWith('model/'))) {
     files.push({ name: `model/${taskId}/`, label: "the model's requests and answers" });
+  }
+  if (names.some((name) => name.startsWith('downloads/'))) {
+    files.push({ name: 'downloads/', label: 'the files the browser downloaded' });
   }
   return files;
 }
