@@ -30,11 +30,15 @@ export type Run = {
  */
 export async function beginRun(dataDir: string): Promise<Run> {
   const runs = join(dataDir, RUNS);
-  mkdirSync(runs, { recursive: true, mode: 0o700 });
+  const own = join(runs, OWN_MARK);
+  // This run's folder first, then a look for others: of two starts at the same moment, at least
+  // one sees the other (both may refuse; neither runs beside the other).
+  mkdirSync(own, { recursive: true, mode: 0o700 });
   const owners = readdirSync(runs);
   // Two processes on one data dir would take each other's folders (a spare desktop's, say).
   const running = owners.find((owner) => owner !== OWN_MARK && markAlive(owner));
   if (running) {
+    rmSync(own, { recursive: true, force: true });
     throw new ConfigError(
       `another Benchtop (process ${running.split('.')[0]}) runs on the data dir ${dataDir}: use that one, stop it first, or give this one another data dir with BENCHTOP_DATA_DIR`,
     );
@@ -47,8 +51,6 @@ export async function beginRun(dataDir: string): Promise<Run> {
     rmSync(folder, { recursive: true, force: true });
   }
   await untilGone(killed);
-  const own = join(runs, OWN_MARK);
-  mkdirSync(own, { recursive: true, mode: 0o700 });
   const stop = keepRecordsIn(own);
   return {
     orphansEnded: killed.length,
