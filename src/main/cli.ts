@@ -3,7 +3,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { ConfigError, defaultDataDir, resolveSettings } from './core/config.js';
+import { ConfigError, defaultDataDir, listensEverywhere, resolveSettings } from './core/config.js';
 import { LIFT_FILE, readBlocks, writeAtomically } from './core/guards/ip-block-files.js';
 import { KeyStore } from './core/store/key-store.js';
 import { STOP_SIGNALS } from './core/runtime/process-supervisor.js';
@@ -44,7 +44,7 @@ async function serve(values: { port?: string; host?: string }): Promise<void> {
   const sandbox = await sandboxSupport();
   const banner = [`listening on ${url}`, `the window: ${url}/ui/#key=${uiKey}`];
   const { host } = benchtop.core.settings.server;
-  if (host === '0.0.0.0' || host === '::') {
+  if (listensEverywhere(host)) {
     banner.push(
       `it listens on every address of this machine (server.host ${host}): another machine reaches it by this machine's name or address once server.allowed_hosts lists that name`,
     );

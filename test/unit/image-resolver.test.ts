@@ -10,8 +10,8 @@ const png = (size: number) =>
 /** No screenshot exists: these tests are about other URLs. */
 const noScreenshots = { read: () => Promise.resolve(undefined) } as unknown as ScreenshotStore;
 
-function resolver(baseUrl: string, limits: Record<string, number> = {}) {
-  const settings = resolveSettings({ stored: {}, flags: { limits } });
+function resolver(baseUrl: string, limits: Record<string, number> = {}, host = '127.0.0.1') {
+  const settings = resolveSettings({ stored: {}, flags: { limits, server: { host } } });
   return new ImageResolver(noScreenshots, () => baseUrl, settings);
 }
 
@@ -68,7 +68,8 @@ describe('ImageResolver', () => {
       .find((address) => address && !address.internal)?.address;
     if (external) {
       const host = external.includes(':') ? `[${external}]` : external;
-      const everywhere = resolver('http://0.0.0.0:4422');
+      // Listening on 0.0.0.0, the server's own URL names 127.0.0.1.
+      const everywhere = resolver('http://127.0.0.1:4422', {}, '0.0.0.0');
       expect(await refused(everywhere, `http://${host}:4422/x`)).toMatch(/Benchtop server itself/);
     }
   });

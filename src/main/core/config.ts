@@ -33,6 +33,11 @@ const SHORTHAND_VARIABLES: Record<string, string> = {
   BENCHTOP_HOST: 'server.host',
 };
 
+/** Whether server.host listens on every address of the machine (0.0.0.0 or ::). */
+export function listensEverywhere(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
 export function defaultDataDir(env: Env = process.env): string {
   if (env.BENCHTOP_DATA_DIR) return env.BENCHTOP_DATA_DIR;
   const home = homedir();

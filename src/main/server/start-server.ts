@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ConfigError } from '../core/config.js';
+import { ConfigError, listensEverywhere } from '../core/config.js';
 import { newId } from '../core/ids.js';
 import type { Core } from '../core/create-core.js';
 import { cdpEndpoint } from './cdp/cdp-door.js';
@@ -56,7 +56,7 @@ function listenError(error: NodeJS.ErrnoException, host: string, port: number): 
  * own name for it, which server.allowed_hosts must list.
  */
 export function serverUrl(host: string, port: number): string {
-  const reached = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const reached = listensEverywhere(host) ? '127.0.0.1' : host;
   return `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`;
 }
 

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { BenchtopError, invalidRequest } from '../errors.js';
-import type { Settings } from '../config.js';
+import { listensEverywhere, type Settings } from '../config.js';
 import type { ScreenshotStore } from '../screenshots/screenshot-store.js';
 import type { ImageData } from './model-provider.js';
 
@@ -45,7 +45,7 @@ export function sniffImage(bytes: Buffer): string | undefined {
 export type ImageRequest = { url: string; param: string; required: boolean };
 
 type ImageSettings = {
-  server: Pick<Settings['server'], 'allowed_hosts'>;
+  server: Pick<Settings['server'], 'host' | 'allowed_hosts'>;
   limits: Settings['limits'];
 };
 
@@ -258,7 +258,8 @@ export class ImageResolver {
     const family = isIP(host);
     if (family === 0) return false;
     if (LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6')) return true;
-    if (listening !== '0.0.0.0' && listening !== '::') return false;
+    // The base URL names 127.0.0.1 then: the setting says it listens everywhere.
+    if (!listensEverywhere(this.settings.server.host)) return false;
     return Object.values(networkInterfaces()).some((addresses) =>
       addresses?.some((address) => bare(address.address) === host),
     );
