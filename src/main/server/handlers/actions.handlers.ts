@@ -38,6 +38,13 @@ const flattenDebug = (path: FieldPath) => (path[0] === 'debug' ? path.slice(1) :
 const sourceOf = (req: Request): 'live_view' | undefined =>
   req.headers['x-benchtop-source'] === 'live-view' ? 'live_view' : undefined;
 
+/** What a request says about the action it sends: a retry, who sent it, the window's mark. */
+const sentBy = (request: { retried: boolean; requester: string; req: Request }) => ({
+  retried: request.retried,
+  requester: request.requester,
+  source: sourceOf(request.req),
+});
+
 export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
   const single = Object.fromEntries(
     (Object.keys(ACTION_ENDPOINTS) as ActionEndpoint[]).map((segment) => {
@@ -51,13 +58,14 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
         answer: { kind: 'json'; schema: z.ZodType };
         summary: string;
         tag: string;
-      }> = ({ body, params, principal, retried, requester, req }) => {
+      }> = (request) => {
+        const { body, params, principal } = request;
         const action =
           type === 'debug'
             ? debugAction(body as z.output<typeof DebugEndpointBody>)
             : ({ ...body, type } as ComputerAction);
         return core.computers
-          .act(principal.org, params.id, action, { retried, requester, source: sourceOf(req) })
+          .act(principal.org, params.id, action, sentBy(request))
           .catch(placed(type === 'debug' ? flattenDebug : (path) => path));
       };
       return [`actions.${segment}`, handler];
@@ -90,48 +98,48 @@ const resultOf = <T extends ActionType>(_type: T, answer: Promise<ActionResult>)
   answer as Promise<ActionResultOf<T>>;
 
 export const tabHandlers = (core: Core): Pick<Handlers, TabRouteName> => ({
-  'tabs.list': ({ params, principal, requester, req }) =>
+  'tabs.list': (request) =>
     resultOf(
       'list_tabs',
       core.computers.act(
-        principal.org,
-        params.id,
+        request.principal.org,
+        request.params.id,
         { type: 'list_tabs' },
-        { requester, source: sourceOf(req) },
+        sentBy(request),
       ),
     ),
-  'tabs.create': ({ body, params, principal, requester, req }) =>
+  'tabs.create': (request) =>
     resultOf(
       'new_tab',
       core.computers.act(
-        principal.org,
-        params.id,
+        request.principal.org,
+        request.params.id,
         {
           type: 'new_tab',
-          url: body.url,
-          request_id: body.request_id,
+          url: request.body.url,
+          request_id: request.body.request_id,
         },
-        { requester, source: sourceOf(req) },
+        sentBy(request),
       ),
     ),
-  'tabs.switch': ({ params, principal, requester, req }) =>
+  'tabs.switch': (request) =>
     resultOf(
       'switch_tab',
       core.computers.act(
-        principal.org,
-        params.id,
-        { type: 'switch_tab', tab_id: params.tab_id },
-        { requester, source: sourceOf(req) },
+        request.principal.org,
+        request.params.id,
+        { type: 'switch_tab', tab_id: request.params.tab_id },
+        sentBy(request),
       ),
     ),
-  'tabs.close': ({ params, principal, requester, req }) =>
+  'tabs.close': (request) =>
     resultOf(
       'close_tab',
       core.computers.act(
-        principal.org,
-        params.id,
-        { type: 'close_tab', tab_id: params.tab_id },
-        { requester, source: sourceOf(req) },
+        request.principal.org,
+        request.params.id,
+        { type: 'close_tab', tab_id: request.params.tab_id },
+        sentBy(request),
       ),
     ),
 });

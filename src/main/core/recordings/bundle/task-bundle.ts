@@ -206,7 +206,6 @@ async function screenshotEntries(
   return { entries, byUrl };
 }
 
-/** A file copied as it is; deflated unless it is compressed already. */
 /** A download is read whole to check it for secrets: larger ones stay out of the bundle. */
 const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
 
@@ -244,6 +243,7 @@ async function downloadEntries(dir: string, scrub: (text: string) => string): Pr
   return entries;
 }
 
+/** A file copied as it is; deflated unless it is compressed already. */
 function fileEntry(name: string, file: string): Entry {
   return { name, open: () => createReadStream(file), compress: !COMPRESSED.test(name) };
 }
