@@ -36,16 +36,18 @@ export const GATED_TYPES = [
 ] as const;
 export type GatedType = (typeof GATED_TYPES)[number];
 
-/**
- * Actions that change nothing: they read the computer (or wait). A policy holds one only when its
- * action_types names it; a person sending one from the window takes no task over.
- */
-export const READ_TYPES: ReadonlySet<string> = new Set<GatedType>([
+/** Actions that look at the computer: a recording's list of actions hides them unless asked. */
+export const LOOK_TYPES: ReadonlySet<string> = new Set<GatedType>([
   'screenshot',
   'html',
   'list_tabs',
-  'wait',
 ]);
+
+/**
+ * Actions that change nothing: the looks, and a wait. A policy holds one only when its
+ * action_types names it; a person sending one from the window takes no task over.
+ */
+export const READ_TYPES: ReadonlySet<string> = new Set([...LOOK_TYPES, 'wait']);
 
 /** A regular expression given as text: checked when the policy is stored. */
 const Pattern = (what: string) =>

@@ -1,4 +1,5 @@
 import { age, clock, endedBecause } from '../components/format.js';
+import { LOOK_TYPES } from '../../../shared/approvals.js';
 import type { NavigationEvent, TabEvent } from '../../../shared/events.js';
 import type { RecordedEvent } from '../../../shared/recordings.js';
 import { describeRanAction } from '../../../shared/describe-action.js';
@@ -23,7 +24,6 @@ export type ActionMark = {
   error?: string;
 };
 
-const READS = new Set(['screenshot', 'list_tabs', 'html']);
 /** Actions whose own line says where the page went: their navigations and tabs are not repeated. */
 const MOVES = new Set(['navigate', 'new_tab', 'switch_tab', 'close_tab']);
 
@@ -49,7 +49,7 @@ export function actionMarks(events: RecordedEvent[], startedAt: string): ActionM
         kind: 'action',
         text: describeRanAction(event.action),
         byPerson: event.source === 'live_view',
-        read: READS.has(event.action.type),
+        read: LOOK_TYPES.has(event.action.type),
       });
     } else if (event.type === 'action_response') {
       moving.delete(event.request_id);
