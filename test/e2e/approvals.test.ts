@@ -314,6 +314,32 @@ describe('the Needs-you screen', () => {
     );
   });
 
+  it("the computer's live view asks about an API client's held click, naming who sent it", async () => {
+    const paidBefore = await timesPaid();
+    const page = await open(`#/computers/${computerId}`);
+    await page.locator('.driver-nobody').waitFor();
+    const clicked = clickPay();
+    const banner = page.locator('.driver-held');
+    await banner
+      .getByText(`Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…) waits for your approval.`)
+      .waitFor();
+    await banner.getByText('click at 100, 60 on button “Pay now”: Paying needs a person').waitFor();
+    // While the person decides, the computer cannot idle out, and its facts say so.
+    const facts = page.locator('.screen-head .facts');
+    await facts.getByText('no idle timeout while a person decides').waitFor();
+    await saveScreenshots(page, 'live-view-client-held-action');
+    expect(await timesPaid()).toBe(paidBefore);
+
+    await banner.getByRole('button', { name: 'Approve' }).click();
+    const answer = await clicked;
+    expect(answer.body.status, answer.text).toBe('success');
+    expect(await timesPaid()).toBe(paidBefore + 1);
+    await banner.waitFor({ state: 'detached' });
+    await facts.getByText(/^idle ends in/).waitFor();
+    // Nobody drove it meanwhile: the person decided, and the client's click ran.
+    await page.locator('.driver-nobody').waitFor();
+  });
+
   it('a task that asks for a person says why above the live view and on its page', async () => {
     const started = await server.request('POST', '/agent/tasks', {
       instruction: 'Sign in',

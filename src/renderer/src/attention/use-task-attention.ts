@@ -12,13 +12,19 @@ export type Held = {
   approval: Approval | undefined;
 };
 
-/** The actions of one task held for a person's decision, oldest first. */
-export function useHeldApprovals(taskId: string): { held: Held[]; error: string | undefined } {
+/** Whose held actions: one task's, or those a computer's API and MCP clients sent (no task). */
+export type HeldOwner = { taskId: string } | { clientsOf: string };
+
+/** The actions of one task (or of a computer's clients) held for a person's decision, oldest first. */
+export function useHeldApprovals(owner: HeldOwner): { held: Held[]; error: string | undefined } {
   const api = useApi();
   const attention = useQuery(attentionQuery(api));
+  const owns = (item: AttentionItem) =>
+    'taskId' in owner
+      ? item.task_id === owner.taskId
+      : item.task_id === null && item.computer_id === owner.clientsOf;
   const items = (attention.data ?? []).filter(
-    (item): item is Held['item'] =>
-      item.type === 'approval' && item.task_id === taskId && !!item.approval_id,
+    (item): item is Held['item'] => item.type === 'approval' && !!item.approval_id && owns(item),
   );
   const approvals = useQuery({ ...pendingApprovalsQuery(api), enabled: items.length > 0 });
   return {

@@ -1,7 +1,12 @@
 import { useState, type ReactNode } from 'react';
 import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
 import type { PausedReason, Task } from '../../../shared/tasks.js';
-import { useDecision, useHeldApprovals, usePausedWhy } from '../attention/use-task-attention.js';
+import {
+  type Held,
+  useDecision,
+  useHeldApprovals,
+  usePausedWhy,
+} from '../attention/use-task-attention.js';
 import { AsyncButton } from '../components/async-button.js';
 import { RaiseBudget } from '../tasks/raise-budget.js';
 import { ErrorText } from '../components/feedback.js';
@@ -45,7 +50,11 @@ export function DriverBanner({ driver, onTakeOver, onHandBack, onRelease }: Prop
     // Resuming cannot skip a held action: the person decides it here, the live view below.
     body = (
       <>
-        <HeldAction task={driver.task} link={taskLink(driver.task.task_id)} onError={setError} />
+        <TaskHeldAction
+          task={driver.task}
+          link={taskLink(driver.task.task_id)}
+          onError={setError}
+        />
         {instruction(driver.task)}
       </>
     );
@@ -74,7 +83,7 @@ export function DriverBanner({ driver, onTakeOver, onHandBack, onRelease }: Prop
           <>
             {/* Handing back cannot skip what the task waits on: decided or raised here. */}
             {waitsOn(driver.task) === 'approval' ? (
-              <HeldAction
+              <TaskHeldAction
                 task={driver.task}
                 link={taskLink(driver.task.task_id)}
                 onError={setError}
@@ -126,22 +135,69 @@ function waitsOn(task: Task): PausedReason | undefined {
   return task.status === 'paused' ? (task.paused_reason ?? undefined) : undefined;
 }
 
-type HeldProps = { task: Task; link: ReactNode; onError: (message: string | undefined) => void };
-
 /** The action a paused task waits on a person's decision for, with Approve and Deny. */
-function HeldAction({ task, link, onError }: HeldProps) {
-  const first = useHeldApprovals(task.task_id).held[0];
-  const decide = useDecision(first?.item.approval_id ?? '');
-  const approval = first?.approval;
+function TaskHeldAction({
+  task,
+  link,
+  onError,
+}: {
+  task: Task;
+  link: ReactNode;
+  onError: (message: string | undefined) => void;
+}) {
+  const first = useHeldApprovals({ taskId: task.task_id }).held[0];
+  return (
+    <HeldAction
+      held={first}
+      title={<strong>Agent task {link} waits for your approval.</strong>}
+      onError={onError}
+    />
+  );
+}
+
+/**
+ * What this computer's API and MCP clients sent that a policy holds (their requests wait): the
+ * person watching the computer is asked here, as on the Needs-you screen, and told who asks.
+ */
+export function ClientHeldActions({ computerId }: { computerId: string }) {
+  const { held, error } = useHeldApprovals({ clientsOf: computerId });
+  const [decisionError, setDecisionError] = useState<string>();
+  const first = held[0];
+  // Shown once its approval is read: who asks is part of the question.
+  if (!first?.approval) return null;
+  const from = first.approval.requested_by ?? 'A client of this computer';
+  return (
+    <div className="driver driver-paused driver-held" aria-live="polite">
+      <HeldAction
+        held={first}
+        title={<strong>{from} waits for your approval.</strong>}
+        onError={setDecisionError}
+      />
+      {held.length > 1 && <a href={href.attention}>{held.length - 1} more waiting in Needs you</a>}
+      <ErrorText message={decisionError ?? error} />
+    </div>
+  );
+}
+
+type HeldProps = {
+  held: Held | undefined;
+  title: ReactNode;
+  onError: (message: string | undefined) => void;
+};
+
+/** A held action in words, with Approve and Deny. */
+function HeldAction({ held, title, onError }: HeldProps) {
+  const decide = useDecision(held?.item.approval_id ?? '');
+  const approval = held?.approval;
   const what = approval
     ? `${describeHeldAction(approval.action)}${
         approval.target ? ` on ${describeTarget(approval.target)}` : ''
       }: ${approval.reason}`
-    : first?.item.summary;
+    : held?.item.summary;
   return (
     <>
-      <strong>Agent task {link} waits for your approval.</strong>
-      {first && (
+      {title}
+      {held && (
         <>
           <AsyncButton onClick={() => decide({ verb: 'approve' })} onError={onError}>
             Approve

@@ -17,7 +17,7 @@ import { href } from '../hooks/use-hash-route.js';
 import { useNow } from '../hooks/use-now.js';
 import { showsBackends } from '../sessions/backends-line.js';
 import { ComputerDownloads } from './computer-downloads.js';
-import { DriverBanner } from './driver-banner.js';
+import { ClientHeldActions, DriverBanner } from './driver-banner.js';
 import { LiveView } from './live-view.js';
 import { TabStrip } from './tab-strip.js';
 import { useDriver } from './use-driver.js';
@@ -84,6 +84,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
             onHandBack={handBack}
             onRelease={release}
           />
+          <ClientHeldActions computerId={computerId} />
           {current.kind === 'browser' && (
             <TabStrip computerId={computerId} beforeAction={takeOver} />
           )}
@@ -163,7 +164,8 @@ function ComputerFacts({ computer, driven }: { computer: Computer; driven: boole
 
 /**
  * Follows the computer's events: tab and navigation events list the tabs again, a download lists
- * the downloads again, a status event reloads the computer so the screen shows it ended.
+ * the downloads again, an approval asked or decided reads the queue again, a status event
+ * reloads the computer so the screen shows it ended.
  */
 function useComputerEvents(computerId: string): void {
   const api = useApi();
@@ -181,6 +183,13 @@ function useComputerEvents(computerId: string): void {
         }
         if (data.type === 'download') {
           void queryClient.invalidateQueries({ queryKey: queryKeys.downloads(computerId) });
+        }
+        // Held or decided: the banner asking about it, and whether the computer can idle out
+        // meanwhile, show at once, not at the next poll.
+        if (data.type === 'approval_required' || data.type === 'approval_decided') {
+          void queryClient.invalidateQueries({ queryKey: queryKeys.attention });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.pendingApprovals });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.computer(computerId) });
         }
         if (data.type === 'status') {
           void queryClient.invalidateQueries({ queryKey: queryKeys.computers });

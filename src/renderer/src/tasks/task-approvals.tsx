@@ -9,7 +9,7 @@ import { ErrorText } from '../components/feedback.js';
  * watching the task is asked where they look, and the last decision stays in words.
  */
 export function TaskApprovals({ taskId }: { taskId: string }) {
-  const { held, error } = useHeldApprovals(taskId);
+  const { held, error } = useHeldApprovals({ taskId });
   const [decided, setDecided] = useState<Approval>();
   if (held.length === 0 && !decided) return null;
   return (
