@@ -109,6 +109,43 @@ describe('PolicyMatcher', () => {
       expect((await looks.match(read, page('x').look))?.policy.id).toBe('no-looks');
     }
   });
+
+  it('holds the pointer passing over an element (a move, a scroll) only for a policy naming it', async () => {
+    const over = (type: 'move' | 'scroll'): GateSubject => ({
+      computerId: 'comp_a',
+      action:
+        type === 'move'
+          ? { type, at: { x: 10, y: 10 } }
+          : { type, at: { x: 10, y: 10 }, dx: 0, dy: 300 },
+    });
+    const onPay = new PolicyMatcher([
+      ask('pay', { target: { role: 'button', name_pattern: '^pay' } }),
+    ]);
+    const checkout = page('https://shop.test/checkout');
+    expect(await onPay.match(over('move'), checkout.look)).toBeUndefined();
+    expect(await onPay.match(over('scroll'), checkout.look)).toBeUndefined();
+    expect(checkout.reads, 'ruled out by the action alone').toEqual([]);
+    expect((await onPay.match(click, checkout.look))?.policy.id).toBe('pay');
+    const drag: GateSubject = {
+      computerId: 'comp_a',
+      action: {
+        type: 'drag',
+        path: [
+          { x: 10, y: 10 },
+          { x: 90, y: 90 },
+        ],
+      },
+    };
+    expect((await onPay.match(drag, checkout.look))?.policy.id).toBe('pay');
+    // Named, they are held; and a policy on a page alone still holds them there.
+    const named = new PolicyMatcher([
+      ask('hover', { action_types: ['move', 'scroll'], target: { role: 'button' } }),
+    ]);
+    expect((await named.match(over('move'), page('x').look))?.policy.id).toBe('hover');
+    expect((await named.match(over('scroll'), page('x').look))?.policy.id).toBe('hover');
+    const onShop = new PolicyMatcher([ask('shop', { url_pattern: 'https://shop.test/**' })]);
+    expect((await onShop.match(over('scroll'), checkout.look))?.policy.id).toBe('shop');
+  });
 });
 
 describe('globToRegExp', () => {

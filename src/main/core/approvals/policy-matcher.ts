@@ -56,6 +56,9 @@ export class PolicyMatcher {
   }
 }
 
+/** What a policy on an element leaves alone unless it names it: looks, and the pointer passing. */
+const PASSING_TYPES: ReadonlySet<string> = new Set([...READ_TYPES, 'move', 'scroll']);
+
 function compile(policy: Policy): CompiledPolicy {
   const when = policy.when;
   const cheap: Array<(subject: GateSubject) => boolean> = [];
@@ -70,7 +73,10 @@ function compile(policy: Policy): CompiledPolicy {
   } else {
     // Without action_types, every action that does something: a look at the page (an agent
     // task's own screenshot each step among them) is not held by a policy that does not name it.
-    cheap.push((subject) => !READ_TYPES.has(subject.action.type));
+    // Nor, by one on an element, the pointer passing over it: hovering or scrolling the page
+    // with the pointer on a Pay button pays nothing, and a deny there would stop any scroll.
+    const passes = when.target ? PASSING_TYPES : READ_TYPES;
+    cheap.push((subject) => !passes.has(subject.action.type));
   }
   if (when.text_pattern) {
     const pattern = new RegExp(when.text_pattern);

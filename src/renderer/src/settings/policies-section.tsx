@@ -277,7 +277,8 @@ function ActionTypes(props: {
       <legend>
         Action types{' '}
         <span className="muted">
-          (none checked: every action but screenshot, html, list_tabs and wait)
+          (none checked: every action but screenshot, html, list_tabs and wait; with a target, not a
+          move or scroll over it either)
         </span>
       </legend>
       {GATED_TYPES.map((type) => (
