@@ -196,7 +196,7 @@ describe('the Needs-you screen', () => {
 
     await first.getByRole('button', { name: 'Approve' }).click();
     await decisions(page)
-      .getByText(/the page changed: asked again/)
+      .getByText(/^Not run: click .*: the page changed: .* Asked again\.$/)
       .waitFor();
     // The same click, asked again about the new page.
     const again = await heldClick(page, `${fixtures.url}/checkout.html?step=2`);

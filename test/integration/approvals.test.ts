@@ -254,6 +254,49 @@ describe('an action a policy asks about', () => {
     expect((await click).body.error_message).toBe('denied: no');
   });
 
+  it('whose request closed (an SDK that timed out) is joined by its retry, and runs once', async () => {
+    const events = await SseReader.open(`${server.url}/computers/${id}/events`, server.key);
+    try {
+      const gone = new AbortController();
+      const first = fetch(`${server.url}/computers/${id}/click`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${server.key}`,
+          'content-type': 'application/json',
+          ...SDK_HEADERS.currentPython,
+        },
+        body: JSON.stringify(PAY),
+        signal: gone.signal,
+      }).catch(() => undefined);
+      const approval = await pending();
+      gone.abort();
+      await first;
+      // The server saw it leave: its click is answered as not started.
+      for (;;) {
+        const event = await events.next();
+        const data = event?.data as { type: string; error_message?: string } | undefined;
+        if (!data) throw new Error('the events stream ended');
+        if (data.type === 'action_response') {
+          expect(data.error_message).toMatch(/not started/);
+          break;
+        }
+      }
+      // The SDK sends the same request again after its backoff; the person approves meanwhile.
+      const retry = server.request('POST', `/computers/${id}/click`, PAY, {
+        headers: { ...SDK_HEADERS.currentPython, 'x-stainless-retry-count': '1' },
+      });
+      const approved = await decide(approval, 'approve');
+      expect(approved.body, approved.text).toMatchObject({ status: 'approved' });
+      expect((await retry).body.status).toBe('success');
+      expect(await status()).toBe('paid');
+      // One approval for the one click, not one per try.
+      const asked = await server.request<Approval[]>('GET', `/approvals?computer_id=${id}`);
+      expect(asked.body.map((one) => [one.id, one.status])).toEqual([[approval.id, 'approved']]);
+    } finally {
+      events.close();
+    }
+  });
+
   it('expires after approvals.timeout_seconds with nothing performed', async () => {
     await server.request('PATCH', '/settings', { approvals: { timeout_seconds: 0.3 } });
     try {

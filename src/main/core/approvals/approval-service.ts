@@ -89,12 +89,23 @@ const TASK_ENDINGS: Record<TerminalStatus, string> = {
 const NOBODY: PageLook = { tabId: null, url: null, target: null };
 
 /**
+ * How long a held action whose request closed stays pending for a retry of it to join: the
+ * SDKs give up on a request after their timeout (a minute by default) and send it again after a
+ * backoff of at most 8 s. Not joined by then, nobody waits for it any more.
+ */
+export const RETRY_GRACE_MS = 15_000;
+
+/**
  * One pending approval: the request that waits for it (or, once its request left, none until a
  * retry of it joins), and the decision.
  */
 export class Hold {
   waiters = 0;
   timer: NodeJS.Timeout | undefined;
+  /** Running while nobody waits for the action: a retry of its request stops it by joining. */
+  orphanTimer: NodeJS.Timeout | undefined;
+  /** A person approved it (it runs when its request, or a retry of it, comes to it). */
+  approved = false;
   decide!: (decision: Decision) => void;
   readonly decision = new Promise<Decision>((resolve) => (this.decide = resolve));
   settle!: () => void;
@@ -115,6 +126,8 @@ export type ApprovalDeps = {
   screenshots: ScreenshotStore;
   baseUrl: () => string;
   settings: () => Pick<Settings, 'policies' | 'approvals'>;
+  /** How long a held action nobody waits for stays pending; RETRY_GRACE_MS unless a test says. */
+  retryGraceMs?: number;
 };
 
 type Observer = (seen: ObservedAction) => void;
@@ -188,9 +201,10 @@ export class ApprovalService {
       return { kind: 'refuse', message: `denied: policy ${policy.id}${said(policy)}` };
     }
     const key = holdKey(request);
-    const hold =
-      [...this.holds.values()].find((held) => held.key === key && held.waiters === 0) ??
-      (await this.ask(request, policy, await looker('target')));
+    const joined = [...this.holds.values()].find((held) => held.key === key && held.waiters === 0);
+    // A retry of a request that left while held takes its place: one approval, asked once.
+    if (joined) clearTimeout(joined.orphanTimer);
+    const hold = joined ?? (await this.ask(request, policy, await looker('target')));
     // Claimed by this caller from now on, so a decision that comes before it waits finds it.
     hold.waiters += 1;
     return { kind: 'held', hold };
@@ -198,43 +212,36 @@ export class ApprovalService {
 
   /**
    * Waits for the decision on a hold check() gave; 'abandoned' when `signal` aborts first (it
-   * stays pending, for a retry of the request to join).
+   * stays pending a while, for a retry of the request to join).
    */
   async wait(hold: Hold, signal: AbortSignal | undefined): Promise<Decision> {
-    if (signal?.aborted) {
-      hold.waiters -= 1;
-      return { status: 'abandoned' };
-    }
     let leave = () => {};
     const abandoned = new Promise<Decision>((resolve) => {
       leave = () => resolve({ status: 'abandoned' });
-      signal?.addEventListener('abort', leave, { once: true });
+      if (signal?.aborted) leave();
+      else signal?.addEventListener('abort', leave, { once: true });
     });
+    let decision: Decision | undefined;
     try {
-      return await Promise.race([hold.decision, abandoned]);
+      decision = await Promise.race([hold.decision, abandoned]);
+      return decision;
     } finally {
       hold.waiters -= 1;
       signal?.removeEventListener('abort', leave);
+      if (decision?.status === 'abandoned' && hold.waiters === 0) this.orphaned(hold);
     }
   }
 
   /**
    * A person lets the held action run. Answers once it ran (approved) or could not (expired:
-   * what changed; the action is then asked again as a new approval).
+   * what changed, and the action is asked again as a new approval; or its request closed and
+   * no retry of it came).
    */
   async approve(org: string, id: string, note: string | undefined): Promise<Approval> {
     const hold = this.pendingHold(org, id);
-    if (hold.waiters === 0) {
-      this.finish(
-        hold,
-        'expired',
-        'nobody waits for the action any more: its request was closed before the decision',
-        note,
-      );
-    } else {
-      hold.approval.note = note ?? null;
-      hold.decide({ status: 'approved' });
-    }
+    hold.approval.note = note ?? null;
+    hold.approved = true;
+    hold.decide({ status: 'approved' });
     await hold.settled;
     return this.get(org, id);
   }
@@ -312,6 +319,25 @@ export class ApprovalService {
       this.matcher = { policies, matcher: new PolicyMatcher(policies) };
     }
     return this.matcher.matcher;
+  }
+
+  /**
+   * Nobody waits for the held action now: it stays pending (and, approved meanwhile, runs) if a
+   * retry of its request joins within the grace, else it expires and leaves the queue.
+   */
+  private orphaned(hold: Hold): void {
+    if (!this.holds.has(hold.approval.id)) return;
+    const grace = this.deps.retryGraceMs ?? RETRY_GRACE_MS;
+    hold.orphanTimer = setTimeout(
+      () =>
+        this.finish(
+          hold,
+          'expired',
+          `${hold.approved ? 'approved, but nothing ran: ' : ''}its request was closed and not sent again within ${grace / 1000} s`,
+        ),
+      grace,
+    );
+    hold.orphanTimer.unref();
   }
 
   private async look(request: GateRequest, target: boolean): Promise<PageLook> {
@@ -413,6 +439,7 @@ export class ApprovalService {
   ): void {
     if (!this.holds.delete(hold.approval.id)) return;
     clearTimeout(hold.timer);
+    clearTimeout(hold.orphanTimer);
     const approval = hold.approval;
     approval.status = status;
     approval.decided_at = now();

@@ -39,10 +39,18 @@ const sourceOf = (req: Request): 'live_view' | undefined =>
   req.headers['x-benchtop-source'] === 'live-view' ? 'live_view' : undefined;
 
 /** What a request says about the action it sends: a retry, who sent it, the window's mark. */
-const sentBy = (request: { retried: boolean; requester: string; req: Request }) => ({
+const sentBy = (request: {
+  retried: boolean;
+  requester: string;
+  req: Request;
+  closed: AbortSignal;
+}) => ({
   retried: request.retried,
   requester: request.requester,
   source: sourceOf(request.req),
+  // A client that stopped waiting (an SDK's timeout) leaves what it sent: a wait or navigation
+  // ends, an action queued or held for a person does not run unless a retry of it comes.
+  signal: request.closed,
 });
 
 export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
@@ -74,10 +82,14 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
 
   return {
     ...single,
-    'actions.execute': ({ body, params, principal, retried, requester }) => {
+    'actions.execute': ({ body, params, principal, retried, requester, closed }) => {
       const wrapped = 'action' in body;
       return core.computers
-        .act(principal.org, params.id, wrapped ? body.action : body, { retried, requester })
+        .act(principal.org, params.id, wrapped ? body.action : body, {
+          retried,
+          requester,
+          signal: closed,
+        })
         .catch(placed((path) => (wrapped ? ['action', ...path] : path)));
     },
     // Undefined once the client has gone: there is nobody to answer.

@@ -111,7 +111,10 @@ function ApprovalShot({ approval }: { approval: Approval }) {
   );
 }
 
-/** What a decision came to, in words: an expired approval says what changed, and that it asks again. */
+/**
+ * What a decision came to, in words: an expired approval says why (what changed, and that it is
+ * asked again; or that its request left and no retry of it came).
+ */
 export function decisionText(answer: Approval): string {
   const action = describeHeldAction(answer.action);
   switch (answer.status) {
@@ -119,10 +122,12 @@ export function decisionText(answer: Approval): string {
       return `Approved: ${action} on ${answer.computer_id} ran.`;
     case 'denied':
       return `Denied: ${action} on ${answer.computer_id}${answer.note ? ` (“${answer.note}”)` : ''}.`;
-    case 'expired':
-      return `Not run: the page changed: asked again. ${action} on ${answer.computer_id}${
-        answer.status_reason ? ` (${answer.status_reason})` : ''
-      }.`;
+    case 'expired': {
+      const why = answer.status_reason ?? 'it expired';
+      // What it acts on changed: the action is asked about again as a new approval.
+      const again = /^the (tab|page|target) changed/.test(why) ? ' Asked again.' : '';
+      return `Not run: ${action} on ${answer.computer_id}: ${why}.${again}`;
+    }
     default:
       return `${action} on ${answer.computer_id} is still waiting.`;
   }
