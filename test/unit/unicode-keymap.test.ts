@@ -40,7 +40,7 @@ describe('UnicodeKeymap', () => {
     expect(ran).toEqual([
       'xmodmap -pke',
       'xmodmap -  < keycode 200 = U2713 U2713; keycode 201 = U00E9 U00E9',
-      'wait 50 ms',
+      'wait 150 ms',
       'xdotool -  < key --delay 5 U2713 U00E9 U2713',
       'xdotool -  < key --delay 5 U00E9',
     ]);
@@ -50,7 +50,7 @@ describe('UnicodeKeymap', () => {
     const { ran, waits, keymap } = tools({ holdWaits: true });
     const typing = keymap.type('✓');
     await tick();
-    expect(ran.at(-1)).toBe('wait 50 ms');
+    expect(ran.at(-1)).toBe('wait 150 ms');
     waits.shift()!();
     await typing;
     expect(ran.at(-1)).toBe('xdotool -  < key --delay 5 U2713');
@@ -65,7 +65,7 @@ describe('UnicodeKeymap', () => {
     await keymap.bindAhead('✓é');
     expect(ran.slice(1)).toEqual([
       'xmodmap -  < keycode 200 = U2713 U2713; keycode 201 = U00E9 U00E9',
-      'wait 50 ms',
+      'wait 150 ms',
     ]);
     waits.shift()!();
     await keymap.type('é✓');
@@ -81,7 +81,7 @@ describe('UnicodeKeymap', () => {
     expect(ran.slice(1)).toEqual([
       'xmodmap -  < keycode 200 = U2713 U2713',
       'xmodmap -  < keycode 201 = U2713 U2713',
-      'wait 50 ms',
+      'wait 150 ms',
       'xdotool -  < key --delay 5 U2713',
     ]);
   });

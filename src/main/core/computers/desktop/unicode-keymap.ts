@@ -8,9 +8,10 @@ export type Run = (command: string, args: string[], input?: string) => Promise<s
  * its own X connection but the character through GTK, whose copy of the keymap is refreshed on
  * another connection: a key pressed right after its binding can reach a page before GTK knows the
  * new keysym, and is dropped (seen on fresh desktops: the first fresh character lost, the next one,
- * 5 ms later, typed).
+ * 5 ms later, typed). 50 ms still lost one character in a run of the whole suite on two busy
+ * cores; the wait is paid once per text with new characters, while its other characters type.
  */
-const SETTLE_MS = 50;
+const SETTLE_MS = 150;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
