@@ -7,6 +7,7 @@ import express, {
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
 import { BenchtopError } from '../core/errors.js';
 import { storageMessage, storageProblem } from '../core/storage-errors.js';
+import { endKeptWithError, isKept } from './keep-waiting.js';
 
 export function sendError(
   res: Response,
@@ -15,20 +16,21 @@ export function sendError(
   param?: string,
   retryAfterSeconds?: number,
 ): void {
-  const status = ERROR_STATUS[code];
-  if (retryAfterSeconds !== undefined) {
-    res.setHeader('Retry-After', String(Math.ceil(retryAfterSeconds)));
-    res.setHeader('retry-after-ms', String(Math.ceil(retryAfterSeconds * 1000)));
-  }
-  // The SDKs retry every 429; a full quota stays full, so they are told not to.
-  if (code === 'quota_exceeded') res.setHeader('x-should-retry', 'false');
   const body: ErrorBody = {
     message,
     code,
     ...(param && { param }),
     request_id: res.locals.requestId as string,
   };
-  res.status(status).json(body);
+  // An answer already under way (a held action's, kept alive) ends with it in its own shape.
+  if (endKeptWithError(res, body)) return;
+  if (retryAfterSeconds !== undefined) {
+    res.setHeader('Retry-After', String(Math.ceil(retryAfterSeconds)));
+    res.setHeader('retry-after-ms', String(Math.ceil(retryAfterSeconds * 1000)));
+  }
+  // The SDKs retry every 429; a full quota stays full, so they are told not to.
+  if (code === 'quota_exceeded') res.setHeader('x-should-retry', 'false');
+  res.status(ERROR_STATUS[code]).json(body);
 }
 
 /** What Node and Express say of a stream whose other end closed. */
@@ -45,7 +47,7 @@ export function errorMapper(log: (message: string) => void): ErrorRequestHandler
     // The client went away (a page closed, a download cancelled) before its answer was whole:
     // nobody to answer, and no failure of Benchtop's to log.
     if (clientGone(req, error)) return;
-    if (res.headersSent) return next(error);
+    if (res.headersSent && !isKept(res)) return next(error);
     if (error instanceof BenchtopError) {
       return sendError(res, error.code, error.message, error.param, error.retryAfterSeconds);
     }

@@ -5,6 +5,7 @@ import { ROUTE_LIST, ROUTES, type RouteName, type Routes } from '../../shared/co
 import { BenchtopError, notFound } from '../core/errors.js';
 import type { Principal } from '../core/store/key-store.js';
 import { describeClient } from './client-sdk.js';
+import { endKept } from './keep-waiting.js';
 import { NdjsonWriter } from './ndjson.js';
 import { openSse, type SseStream } from './sse.js';
 import { parseWith } from './validate.js';
@@ -90,7 +91,7 @@ export function registerRoutes(
         answer,
       );
       if (mismatch) throw new BenchtopError('internal', mismatch);
-      res.json(answer);
+      if (!endKept(res, answer)) res.json(answer);
     });
   }
   // Under a public route's folder (/screenshots/…) no path needs a key, matched or not.

@@ -30,7 +30,10 @@ export type SseStream = {
 };
 
 export type SseOptions = {
-  /** Milliseconds between heartbeat comments (default HEARTBEAT_MS; tests shorten it). */
+  /**
+   * Milliseconds between heartbeats: a stream's comments, the spaces of an answer that waits on
+   * a person (default HEARTBEAT_MS; tests shorten it).
+   */
   heartbeatMs?: number;
 };
 
@@ -43,6 +46,11 @@ export function setSseOptions(app: Application, options: SseOptions): void {
 
 function appOptions(req: Request): SseOptions {
   return (req.app?.get(APP_SETTING) as SseOptions | undefined) ?? {};
+}
+
+/** How often the app's idle connections say they are alive (streams, answers that wait). */
+export function heartbeatMsOf(req: Request): number {
+  return appOptions(req).heartbeatMs ?? HEARTBEAT_MS;
 }
 
 /**

@@ -7,10 +7,12 @@ import {
   type ActionType,
   type ComputerAction,
 } from '../../../shared/actions.js';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import type { ErrorBody } from '../../../shared/errors.js';
 import type { z } from 'zod';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError, type FieldPath } from '../../core/errors.js';
+import { keepWaiting } from '../keep-waiting.js';
 import type { Handler, Handlers } from '../register-routes.js';
 
 type ActionRouteName = `actions.${ActionEndpoint}` | 'actions.execute' | 'actions.batch';
@@ -43,6 +45,7 @@ const sentBy = (request: {
   retried: boolean;
   requester: string;
   req: Request;
+  res: Response;
   closed: AbortSignal;
 }) => ({
   retried: request.retried,
@@ -51,6 +54,17 @@ const sentBy = (request: {
   // A client that stopped waiting (an SDK's timeout) leaves what it sent: a wait or navigation
   // ends, an action queued or held for a person does not run unless a retry of it comes.
   signal: request.closed,
+  // Held for a person, the request is kept alive until the decision.
+  onHeld: () => keepWaiting(request.res, failedAction),
+});
+
+/** An error after a held action's answer began, as the action's own failure. */
+const failedAction = (error: ErrorBody): ActionResult => ({
+  request_id: error.request_id,
+  status: 'error',
+  result: {},
+  error_message: error.message,
+  timestamp: new Date().toISOString(),
 });
 
 export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
@@ -82,24 +96,29 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
 
   return {
     ...single,
-    'actions.execute': ({ body, params, principal, retried, requester, closed }) => {
+    'actions.execute': (request) => {
+      const { body, params, principal } = request;
       const wrapped = 'action' in body;
+      const { source: _window, ...sent } = sentBy(request);
       return core.computers
-        .act(principal.org, params.id, wrapped ? body.action : body, {
-          retried,
-          requester,
-          signal: closed,
-        })
+        .act(principal.org, params.id, wrapped ? body.action : body, sent)
         .catch(placed((path) => (wrapped ? ['action', ...path] : path)));
     },
     // Undefined once the client has gone: there is nobody to answer.
-    'actions.batch': ({ body, params, principal, retried, requester, closed }) =>
+    'actions.batch': ({ body, params, principal, retried, requester, closed, res }) =>
       core.computers
         .batch(principal.org, params.id, body.actions, {
           body,
           retried,
           requester,
           signal: closed,
+          onHeld: () =>
+            keepWaiting(res, (error) => ({
+              success: false,
+              results: [],
+              failed_index: null,
+              error_message: error.message,
+            })),
         })
         .catch(placed((path) => ['actions', ...path])),
   };

@@ -1,0 +1,126 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Approval } from '../../src/shared/approvals.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
+import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/**
+ * A request whose action waits on a person stays alive however long they take, for clients that
+ * give up on a silent connection (the SDKs after 60 s). Here heartbeats come every 0.2 s and the
+ * client gives up after 0.6 s of silence, as httpx's read timeout does; the person takes 2 s.
+ */
+
+const HEARTBEAT_MS = 200;
+const CLIENT_GIVES_UP_MS = 600;
+const PAY = { x: 100, y: 60 };
+
+let server: TestServer;
+let fixtures: FixtureServer;
+let id: string;
+
+beforeAll(async () => {
+  [server, fixtures] = await Promise.all([
+    startTestServer({}, { sse: { heartbeatMs: HEARTBEAT_MS } }),
+    startFixtureServer(),
+  ]);
+  const policies = await server.request('PUT', '/policies', [
+    {
+      id: 'pay',
+      description: 'paying needs a person',
+      when: { target: { role: 'button', name_pattern: '^pay' } },
+      then: 'ask',
+    },
+  ]);
+  expect(policies.status, policies.text).toBe(200);
+  id = (await server.request('POST', '/computers', {})).body.id;
+  const shown = await server.request('POST', `/computers/${id}/navigate`, {
+    url: `${fixtures.url}/checkout.html`,
+  });
+  expect(shown.body.status, shown.text).toBe('success');
+});
+afterAll(async () => {
+  await Promise.all([server?.close(), fixtures?.close()]);
+});
+
+type Sent = { status: number; contentType: string | undefined; text: string };
+
+/**
+ * POSTs as an SDK does, through a socket that errors after CLIENT_GIVES_UP_MS without a byte.
+ * `onHeaders` is called when the status line arrives.
+ */
+function post(path: string, body: unknown, onHeaders?: () => void): Promise<Sent> {
+  const url = new URL(path, server.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        timeout: CLIENT_GIVES_UP_MS,
+        headers: {
+          authorization: `Bearer ${server.key}`,
+          'content-type': 'application/json',
+          ...SDK_HEADERS.currentPython,
+        },
+      },
+      (res: IncomingMessage) => {
+        onHeaders?.();
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, contentType: res.headers['content-type'], text }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no byte for ${CLIENT_GIVES_UP_MS} ms`)));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+const pending = (): Promise<Approval> =>
+  eventually(async () => {
+    const list = await server.request<Approval[]>('GET', `/approvals?status=pending`);
+    return list.body.find((approval) => approval.computer_id === id);
+  });
+
+/** The person looks for a while, then decides. */
+async function decideLater(verb: 'approve' | 'deny', note?: string): Promise<void> {
+  const approval = await pending();
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const decided = await server.request('POST', `/approvals/${approval.id}/${verb}`, { note });
+  expect(decided.status, decided.text).toBe(200);
+}
+
+describe('a request whose action waits on a person', () => {
+  it('is kept alive until the decision, and answers as usual once approved', async () => {
+    let headersAt = 0;
+    const clicked = post(`/computers/${id}/click`, PAY, () => (headersAt = Date.now()));
+    await decideLater('approve');
+    const answer = await clicked;
+    expect(headersAt, 'the status line came before the decision').toBeGreaterThan(0);
+    expect(answer.status).toBe(200);
+    expect(answer.contentType).toMatch(/^application\/json/);
+    // Spaces while the person looked, then the action's answer: one JSON value.
+    expect(answer.text).toMatch(/^ +\{/);
+    expect(JSON.parse(answer.text)).toMatchObject({ status: 'success' });
+    const html = await server.request('POST', `/computers/${id}/html`, {});
+    expect(html.body.result.html_content).toContain('<p id="status">paid</p>');
+  });
+
+  it('a batch too; denied, it says so in its own answer', async () => {
+    const batch = post(`/computers/${id}/batch`, {
+      actions: [{ type: 'click', ...PAY }],
+    });
+    await decideLater('deny', 'not now');
+    const answer = await batch;
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      success: false,
+      failed_index: 0,
+      error_message: 'denied: not now',
+    });
+  });
+});
