@@ -9,13 +9,14 @@ type Kept = {
 };
 
 /**
- * Keeps the request of a JSON answer that waits on a person (an action a policy holds) alive.
- * The SDKs give up on a request that sends nothing for their timeout (60 s) and send it again,
- * while a person may take up to approvals.timeout_seconds to decide. After one heartbeat with no
- * answer, the status line and headers go out (200, JSON) and a space follows every heartbeat:
- * whitespace before a JSON value leaves it the same value for every JSON parser, and each byte
- * restarts the client's read timeout. `late` shapes an error thrown after that as the route's
- * own answer, since its status can no longer say it.
+ * Keeps the request of a JSON answer that may be slow alive: an action held for a person, a long
+ * wait or shell command. The SDKs give up on a request that sends nothing for their timeout
+ * (60 s) and send it again, while a person may take up to approvals.timeout_seconds to decide
+ * and a command up to its timeout_seconds to end. After one heartbeat with no answer, the status
+ * line and headers go out (200, JSON) and a space follows every heartbeat: whitespace before a
+ * JSON value leaves it the same value for every JSON parser, and each byte restarts the client's
+ * read timeout. `late` shapes an error thrown after that as the route's own answer, since its
+ * status can no longer say it.
  */
 export function keepWaiting(res: Response, late: Kept['late']): void {
   if (res.locals.kept || res.headersSent) return;

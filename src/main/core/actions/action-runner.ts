@@ -68,10 +68,7 @@ export class ActionRunner {
    */
   async run(session: ComputerSession, request: ActionRequest): Promise<ActionResult> {
     const outcome = await untilDecided(
-      (hold, signal) => {
-        request.onHeld?.();
-        return this.deps.gate!.wait(hold, signal);
-      },
+      (hold, signal) => this.deps.gate!.wait(hold, signal),
       request.signal,
       (admitted) =>
         session.serialize(() => this.runGated(session, request, 'throw', undefined, admitted)),
@@ -96,10 +93,7 @@ export class ActionRunner {
     const run = new BatchRun(requests, {
       serialize: (work) => session.serialize(work),
       step: (request, stop, admitted) => this.runGated(session, request, 'report', stop, admitted),
-      wait: (hold, signal) => {
-        from.onHeld?.();
-        return this.deps.gate!.wait(hold, signal);
-      },
+      wait: (hold, signal) => this.deps.gate!.wait(hold, signal),
       refused: (request, decision) => this.refused(session, request, decision),
       onIdle: () => this.batches.trim(),
     });
@@ -376,8 +370,6 @@ export type BatchRequest = {
   retried: boolean;
   /** Aborted when the client goes away before the answer. */
   signal: AbortSignal;
-  /** Called when a policy holds one of its actions for a person. */
-  onHeld?: () => void;
 };
 
 /** How a batch runs its actions: in the computer's queue, each between its events. */

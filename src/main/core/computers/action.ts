@@ -47,8 +47,6 @@ export type ActionRequest = {
   requester?: string;
   /** The agent task that sent it (policies with task_only; its approvals name the task). */
   taskId?: string;
-  /** Called when a policy holds it for a person: whoever asked waits for the decision. */
-  onHeld?: () => void;
 };
 
 /** What an operator reports for a successful action. */

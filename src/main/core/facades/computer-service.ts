@@ -19,8 +19,6 @@ export type ActOptions = {
   source?: 'live_view';
   /** Who sent it, as a person reads it (an approval of it names them). */
   requester?: string;
-  /** Called when a policy holds it for a person: the request waits for the decision. */
-  onHeld?: () => void;
 };
 
 export type BatchOptions = {
@@ -31,8 +29,6 @@ export type BatchOptions = {
   requester?: string;
   /** Aborted when the client goes away: no further action starts. */
   signal: AbortSignal;
-  /** Called when a policy holds one of its actions for a person. */
-  onHeld?: () => void;
 };
 
 export type CdpDoor = {
@@ -133,7 +129,6 @@ export class ComputerService {
       retried: options.retried,
       source: options.source,
       requester: options.requester,
-      onHeld: options.onHeld,
     });
   }
 

@@ -7,7 +7,7 @@ import {
   type ActionType,
   type ComputerAction,
 } from '../../../shared/actions.js';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import type { ErrorBody } from '../../../shared/errors.js';
 import type { z } from 'zod';
 import type { Core } from '../../core/create-core.js';
@@ -45,7 +45,6 @@ const sentBy = (request: {
   retried: boolean;
   requester: string;
   req: Request;
-  res: Response;
   closed: AbortSignal;
 }) => ({
   retried: request.retried,
@@ -54,11 +53,9 @@ const sentBy = (request: {
   // A client that stopped waiting (an SDK's timeout) leaves what it sent: a wait or navigation
   // ends, an action queued or held for a person does not run unless a retry of it comes.
   signal: request.closed,
-  // Held for a person, the request is kept alive until the decision.
-  onHeld: () => keepWaiting(request.res, failedAction),
 });
 
-/** An error after a held action's answer began, as the action's own failure. */
+/** An error once a slow action's answer began (see keepWaiting), as the action's own failure. */
 const failedAction = (error: ErrorBody): ActionResult => ({
   request_id: error.request_id,
   status: 'error',
@@ -82,6 +79,7 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
         tag: string;
       }> = (request) => {
         const { body, params, principal } = request;
+        keepWaiting(request.res, failedAction);
         const action =
           type === 'debug'
             ? debugAction(body as z.output<typeof DebugEndpointBody>)
@@ -98,6 +96,7 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
     ...single,
     'actions.execute': (request) => {
       const { body, params, principal } = request;
+      keepWaiting(request.res, failedAction);
       const wrapped = 'action' in body;
       const { source: _window, ...sent } = sentBy(request);
       return core.computers
@@ -105,22 +104,22 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
         .catch(placed((path) => (wrapped ? ['action', ...path] : path)));
     },
     // Undefined once the client has gone: there is nobody to answer.
-    'actions.batch': ({ body, params, principal, retried, requester, closed, res }) =>
-      core.computers
+    'actions.batch': ({ body, params, principal, retried, requester, closed, res }) => {
+      keepWaiting(res, (error) => ({
+        success: false,
+        results: [],
+        failed_index: null,
+        error_message: error.message,
+      }));
+      return core.computers
         .batch(principal.org, params.id, body.actions, {
           body,
           retried,
           requester,
           signal: closed,
-          onHeld: () =>
-            keepWaiting(res, (error) => ({
-              success: false,
-              results: [],
-              failed_index: null,
-              error_message: error.message,
-            })),
         })
-        .catch(placed((path) => ['actions', ...path])),
+        .catch(placed((path) => ['actions', ...path]));
+    },
   };
 }
 

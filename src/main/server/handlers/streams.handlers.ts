@@ -3,6 +3,7 @@ import type { ComputerEvent } from '../../../shared/events.js';
 import type { ComputerSession } from '../../core/computers/computer-session.js';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
+import { keepWaiting } from '../keep-waiting.js';
 import type { HandlerContext, Handlers } from '../register-routes.js';
 import type { Routes } from '../../../shared/contract/routes.js';
 
@@ -124,6 +125,8 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
   },
 
   'exec.sync': async (request): Promise<ExecSyncResult> => {
+    // A command held for a person or running longer than the SDKs' timeout: kept alive.
+    keepWaiting(request.res, (error) => ({ stdout: '', stderr: error.message, exit_code: -1 }));
     const run = await startCommand(core, 'exec_sync', request);
     const { stdout, stderr, exitCode, truncated } = await run.outcome();
     return { stdout, stderr, exit_code: exitCode, ...(truncated && { truncated: true as const }) };

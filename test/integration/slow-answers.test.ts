@@ -6,9 +6,10 @@ import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
- * A request whose action waits on a person stays alive however long they take, for clients that
- * give up on a silent connection (the SDKs after 60 s). Here heartbeats come every 0.2 s and the
- * client gives up after 0.6 s of silence, as httpx's read timeout does; the person takes 2 s.
+ * A request whose answer is slow (its action waits on a person, a long shell command) stays alive
+ * however long it takes, for clients that give up on a silent connection (the SDKs after 60 s).
+ * Here heartbeats come every 0.2 s and the client gives up after 0.6 s of silence, as httpx's
+ * read timeout does; the person takes 2 s, and so does the command.
  */
 
 const HEARTBEAT_MS = 200;
@@ -122,5 +123,12 @@ describe('a request whose action waits on a person', () => {
       failed_index: 0,
       error_message: 'denied: not now',
     });
+  });
+
+  it('a shell command that runs longer than the client waits answers as usual', async () => {
+    const ran = await post(`/computers/${id}/exec/sync`, { command: 'sleep 2; echo done' });
+    expect(ran.status).toBe(200);
+    expect(ran.text).toMatch(/^ +\{/);
+    expect(JSON.parse(ran.text)).toEqual({ stdout: 'done\n', stderr: '', exit_code: 0 });
   });
 });
