@@ -1,4 +1,5 @@
 import type { PageContext } from '../../src/shared/actions.js';
+import { ComputerSession } from '../../src/main/core/computers/computer-session.js';
 import { invalidRequest } from '../../src/main/core/errors.js';
 import type { ComputerKind } from '../../src/shared/computers.js';
 import type {
@@ -145,4 +146,29 @@ export class FakeDriver implements ComputerDriver<FakeOperator> {
         : { kind: 'browser', storageState: { cookies: [], origins: [] } },
     );
   }
+}
+
+/** A running computer of organization `local` around the fake, as core's own code sees one. */
+export function fakeSession(
+  operator: FakeOperator,
+  { id = 'comp_fake', workspace = '/nonexistent' }: { id?: string; workspace?: string } = {},
+): ComputerSession {
+  return new ComputerSession(
+    {
+      id,
+      org: 'local',
+      kind: operator.kind,
+      display: { width: 800, height: 600, scale: 1 },
+      persistent: false,
+      environmentId: null,
+      contextId: null,
+      workspace,
+      env: {},
+      sandboxed: false,
+      maxLifetimeSeconds: null,
+      inactivityTimeoutSeconds: 300,
+      idleTimeoutEnabled: true,
+    },
+    operator,
+  );
 }

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ActionRunner } from '../../src/main/core/actions/action-runner.js';
 import type { ActionRequest, Action } from '../../src/main/core/computers/action.js';
-import { ComputerSession } from '../../src/main/core/computers/computer-session.js';
 import { ComputerEvents } from '../../src/main/core/events/computer-events.js';
 import type { ScreenshotStore } from '../../src/main/core/screenshots/screenshot-store.js';
 import type { ShellService } from '../../src/main/core/shell/shell-service.js';
-import { FAKE_TAB, FakeOperator } from '../helpers/fake-operator.js';
+import { FAKE_TAB, FakeOperator, fakeSession } from '../helpers/fake-operator.js';
 
 function setup(operator = new FakeOperator()) {
   const events = new ComputerEvents();
@@ -17,24 +16,7 @@ function setup(operator = new FakeOperator()) {
     shell: {} as ShellService,
     events,
   });
-  const session = new ComputerSession(
-    {
-      id: 'comp_unit',
-      org: 'local',
-      kind: operator.kind,
-      display: { width: 800, height: 600, scale: 1 },
-      persistent: false,
-      environmentId: null,
-      contextId: null,
-      workspace: '/nonexistent',
-      env: {},
-      sandboxed: false,
-      maxLifetimeSeconds: null,
-      inactivityTimeoutSeconds: 60,
-      idleTimeoutEnabled: true,
-    },
-    operator,
-  );
+  const session = fakeSession(operator, { id: 'comp_unit' });
   const request = (action: Action, extra: Partial<ActionRequest> = {}): ActionRequest => ({
     action,
     requestId: 'req_unit',

@@ -7,14 +7,14 @@ import { ActionRunner } from '../../src/main/core/actions/action-runner.js';
 import { ApprovalService } from '../../src/main/core/approvals/approval-service.js';
 import { ApprovalStore } from '../../src/main/core/approvals/approval-store.js';
 import type { ActionRequest } from '../../src/main/core/computers/action.js';
-import { ComputerSession } from '../../src/main/core/computers/computer-session.js';
+import type { ComputerSession } from '../../src/main/core/computers/computer-session.js';
 import { resolveSettings } from '../../src/main/core/config.js';
 import { ComputerEvents } from '../../src/main/core/events/computer-events.js';
 import { ScreenshotStore } from '../../src/main/core/screenshots/screenshot-store.js';
 import type { ShellService } from '../../src/main/core/shell/shell-service.js';
 import { openDatabase, type Db } from '../../src/main/core/store/database.js';
 import { eventually } from '../helpers/test-server.js';
-import { FakeOperator } from '../helpers/fake-operator.js';
+import { FakeOperator, fakeSession } from '../helpers/fake-operator.js';
 
 /**
  * A held action whose request closes (an SDK that timed out and will send it again): the gate and
@@ -65,24 +65,7 @@ beforeEach(async () => {
     gate: approvals,
   });
   operator = new FakeOperator();
-  session = new ComputerSession(
-    {
-      id: 'comp_fake',
-      org: 'local',
-      kind: 'browser',
-      display: { width: 800, height: 600, scale: 1 },
-      persistent: false,
-      environmentId: null,
-      contextId: null,
-      workspace: dir,
-      env: {},
-      sandboxed: false,
-      maxLifetimeSeconds: null,
-      inactivityTimeoutSeconds: 300,
-      idleTimeoutEnabled: true,
-    },
-    operator,
-  );
+  session = fakeSession(operator, { workspace: dir });
 });
 afterEach(() => {
   approvals.close();

@@ -12,7 +12,6 @@ import {
 import { ActionRunner } from '../../src/main/core/actions/action-runner.js';
 import type { ActionOutcome, ActionRequest } from '../../src/main/core/computers/action.js';
 import { ActionFailure } from '../../src/main/core/errors.js';
-import { ComputerSession } from '../../src/main/core/computers/computer-session.js';
 import { resolveSettings } from '../../src/main/core/config.js';
 import { ComputerEvents } from '../../src/main/core/events/computer-events.js';
 import { TaskRun } from '../../src/main/core/agent/task-run.js';
@@ -25,7 +24,7 @@ import { openDatabase } from '../../src/main/core/store/database.js';
 import { UsageLedger } from '../../src/main/core/store/usage-ledger.js';
 import { ResponseStore } from '../../src/main/core/store/response-store.js';
 import { TaskStore } from '../../src/main/core/store/task-store.js';
-import { FakeOperator } from '../helpers/fake-operator.js';
+import { FakeOperator, fakeSession } from '../helpers/fake-operator.js';
 
 const click = (x: number) => ({ type: 'computer_call', action: { type: 'click', x, y: 10 } });
 const say = (text: string) => ({ output: [{ type: 'message', text }] });
@@ -90,24 +89,7 @@ async function startTask(
   const actions = new ActionRunner({ screenshots, baseUrl, events, shell: {} as ShellService });
   const store = new TaskStore(db);
   const operator = new FakeOperator({ perform });
-  const session = new ComputerSession(
-    {
-      id: 'comp_fake',
-      org: 'local',
-      kind: 'browser',
-      display: { width: 800, height: 600, scale: 1 },
-      persistent: false,
-      environmentId: null,
-      contextId: null,
-      workspace: dir,
-      env: {},
-      sandboxed: false,
-      maxLifetimeSeconds: null,
-      inactivityTimeoutSeconds: 300,
-      idleTimeoutEnabled: true,
-    },
-    operator,
-  );
+  const session = fakeSession(operator, { workspace: dir });
   const at = new Date().toISOString();
   const task: Task = {
     task_id: 'task_unit',
