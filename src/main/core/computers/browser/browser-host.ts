@@ -390,8 +390,17 @@ export class BrowserHost implements ContextSource {
       while (!this.closed && this.ready.length < this.settings.warm_pool) {
         const making = this.pooledContext();
         const limit = this.options.poolStepTimeoutMs ?? POOL_STEP_TIMEOUT_MS;
-        const { signal } = this.closing;
-        const fresh = await Promise.race([making, sleep(limit, undefined, { ref: false, signal })]);
+        // The wait ends at the first of: the context made, the limit, Benchtop closing; its
+        // timer and its listener on closing go with it (left pending, each create's piled up).
+        const step = new AbortController();
+        this.closing.signal.addEventListener('abort', () => step.abort(), {
+          once: true,
+          signal: step.signal,
+        });
+        const fresh = await Promise.race([
+          making,
+          sleep(limit, undefined, { ref: false, signal: step.signal }).catch(() => undefined),
+        ]).finally(() => step.abort());
         if (!fresh) {
           // This refill ends; the next acquire starts another. A late context is closed.
           void making.then(
