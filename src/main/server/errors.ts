@@ -22,7 +22,7 @@ export function sendError(
     ...(param && { param }),
     request_id: res.locals.requestId as string,
   };
-  // An answer already under way (a held action's, kept alive) ends with it in its own shape.
+  // An answer already under way (a slow one kept alive) ends with it, in the route's own shape.
   if (endKeptWithError(res, body)) return;
   if (retryAfterSeconds !== undefined) {
     res.setHeader('Retry-After', String(Math.ceil(retryAfterSeconds)));

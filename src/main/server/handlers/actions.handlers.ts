@@ -98,9 +98,8 @@ export function actionHandlers(core: Core): Pick<Handlers, ActionRouteName> {
       const { body, params, principal } = request;
       keepWaiting(request.res, failedAction);
       const wrapped = 'action' in body;
-      const { source: _window, ...sent } = sentBy(request);
       return core.computers
-        .act(principal.org, params.id, wrapped ? body.action : body, sent)
+        .act(principal.org, params.id, wrapped ? body.action : body, sentBy(request))
         .catch(placed((path) => (wrapped ? ['action', ...path] : path)));
     },
     // Undefined once the client has gone: there is nobody to answer.
