@@ -128,6 +128,21 @@ describe('a held action whose request closed', () => {
     expect(clicks()).toHaveLength(1);
   });
 
+  it('denied before the retry comes, tells the retry so instead of asking again', async () => {
+    const approval = await heldAndLeft();
+    const denied = approvals.deny('local', approval.id, 'not this one');
+    expect(denied.status).toBe('denied');
+    const retry = await click(undefined, true);
+    expect(retry).toEqual({ status: 'error', error: 'denied: not this one' });
+    expect(all()).toHaveLength(1);
+    expect(clicks()).toHaveLength(0);
+    // A new request (not a retry) is asked about anew.
+    const again = click();
+    await eventually(() => all().length === 2);
+    approvals.deny('local', all()[0]!.id, undefined);
+    expect((await again).status).toBe('error');
+  });
+
   it('leaves the queue when no retry comes, nothing run', async () => {
     const approval = await heldAndLeft();
     const expired = await eventually(() =>

@@ -129,6 +129,7 @@ export class ActionRunner {
           taskId: request.taskId,
           source: request.source,
           requester: request.requester,
+          retried: request.retried,
         },
         admitted,
       );

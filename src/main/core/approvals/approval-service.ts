@@ -50,6 +50,8 @@ export type GateRequest = {
   source?: 'live_view';
   /** Who sent the action, as a person reads it: the approval shows it. */
   requester?: string;
+  /** The SDK sent the request again (its first try timed out or failed). */
+  retried?: boolean;
 };
 
 /** How a held action ended when it did not run. */
@@ -140,6 +142,8 @@ type Observer = (seen: ObservedAction) => void;
 export class ApprovalService {
   private matcher: { policies: readonly Policy[]; matcher: PolicyMatcher } | undefined;
   private readonly holds = new Map<string, Hold>();
+  /** Held actions denied while nobody waited for them, by hold key: a retry is told the same. */
+  private readonly deniedInTheGap = new Map<string, string>();
   private readonly observers = new Map<string, Set<Observer>>();
   private readonly askedListeners = new Set<(org: string, approval: Approval) => void>();
 
@@ -201,6 +205,8 @@ export class ApprovalService {
       return { kind: 'refuse', message: `denied: policy ${policy.id}${said(policy)}` };
     }
     const key = holdKey(request);
+    const denied = request.retried ? this.deniedInTheGap.get(key) : undefined;
+    if (denied) return { kind: 'refuse', message: denied };
     const joined = [...this.holds.values()].find((held) => held.key === key && held.waiters === 0);
     // A retry of a request that left while held takes its place: one approval, asked once.
     if (joined) clearTimeout(joined.orphanTimer);
@@ -246,10 +252,20 @@ export class ApprovalService {
     return this.get(org, id);
   }
 
-  /** A person refuses the held action: nothing runs; whoever sent it is told. */
+  /**
+   * A person refuses the held action: nothing runs; whoever sent it is told, a retry of a request
+   * that left before the decision included (it is not asked about again).
+   */
   deny(org: string, id: string, note: string | undefined): Approval {
     const hold = this.pendingHold(org, id);
     this.finish(hold, 'denied', null, note);
+    if (hold.waiters === 0) {
+      this.deniedInTheGap.set(hold.key, denialMessage(hold.approval));
+      setTimeout(
+        () => this.deniedInTheGap.delete(hold.key),
+        this.deps.retryGraceMs ?? RETRY_GRACE_MS,
+      ).unref();
+    }
     return this.get(org, id);
   }
 
@@ -457,7 +473,7 @@ export class ApprovalService {
         status_reason: reason,
       });
       if (status === 'denied') {
-        hold.decide({ status, message: `denied: ${approval.note || 'a person denied it'}` });
+        hold.decide({ status, message: denialMessage(approval) });
       } else if (status === 'expired') {
         hold.decide({ status, message: `approval expired: ${reason}` });
       }
@@ -475,6 +491,11 @@ export class ApprovalService {
     };
     for (const observer of observers) observer(seen);
   }
+}
+
+/** What the caller of a denied action is told. */
+function denialMessage(approval: Approval): string {
+  return `denied: ${approval.note || 'a person denied it'}`;
 }
 
 function said(policy: Policy): string {

@@ -180,11 +180,11 @@ export class ComputerService {
     session: ComputerSession,
     kind: 'exec' | 'exec_sync',
     command: string,
-    { requester, signal }: { requester?: string; signal?: AbortSignal },
+    { requester, signal, retried }: { requester?: string; signal?: AbortSignal; retried?: boolean },
   ): Promise<void> {
     const { gate } = this.deps;
     if (!gate) return;
-    const request = { session, action: { type: kind, command }, requester };
+    const request = { session, action: { type: kind, command }, requester, retried };
     const outcome = await untilDecided(
       (hold, waitSignal) => gate.wait(hold, waitSignal),
       signal,
