@@ -94,3 +94,13 @@ export function describeTarget(target: ApprovalTarget): string {
   const link = target.href ? ` to ${target.href}` : '';
   return `${kind}${name}${link}`;
 }
+
+/** What a person is asked about: "click at 100, 60 on button “Pay now”: Paying needs a person". */
+export function describeAsked(asked: {
+  action: RanAction;
+  target: ApprovalTarget | null;
+  reason: string;
+}): string {
+  const target = asked.target ? ` on ${describeTarget(asked.target)}` : '';
+  return `${describeHeldAction(asked.action)}${target}: ${asked.reason}`;
+}

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { describeHeldAction, describeTarget } from '../../../shared/describe-attention.js';
+import { describeAsked } from '../../../shared/describe-attention.js';
 import type { PausedReason, Task } from '../../../shared/tasks.js';
 import {
   type Held,
@@ -189,11 +189,7 @@ type HeldProps = {
 function HeldAction({ held, title, onError }: HeldProps) {
   const decide = useDecision(held?.item.approval_id ?? '');
   const approval = held?.approval;
-  const what = approval
-    ? `${describeHeldAction(approval.action)}${
-        approval.target ? ` on ${describeTarget(approval.target)}` : ''
-      }: ${approval.reason}`
-    : held?.item.summary;
+  const what = approval ? describeAsked(approval) : held?.item.summary;
   return (
     <>
       {title}

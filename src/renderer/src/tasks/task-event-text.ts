@@ -1,9 +1,8 @@
 import { NOT_RUN_PAUSED, type TaskEvent } from '../../../shared/tasks.js';
 import { describeModelAction as describeAction } from '../../../shared/describe-action.js';
 import {
-  describeHeldAction,
+  describeAsked,
   describeModelRetry,
-  describeTarget,
   PAUSED_WORDS,
   STALL_WORDS,
 } from '../../../shared/describe-attention.js';
@@ -40,10 +39,8 @@ export function eventText(event: TaskEvent): { kind: string; text: string } | nu
     case 'resumed':
     case 'cancelled':
       return line(event.type);
-    case 'approval_required': {
-      const target = event.target ? ` on ${describeTarget(event.target)}` : '';
-      return line('asks you', `${describeHeldAction(event.action)}${target}: ${event.reason}`);
-    }
+    case 'approval_required':
+      return line('asks you', describeAsked(event));
     case 'approval_decided':
       return line(
         event.status,
