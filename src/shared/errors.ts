@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   model_blocked: 403,
   not_found: 404,
   payload_too_large: 413,
+  // A WebSocket endpoint asked without the upgrade (the SDKs' plain GET of /computers/{id}/ws).
+  upgrade_required: 426,
   rate_limited: 429,
   concurrency_limit: 429,
   // An organization's stored bytes or live keys at their limit: deleting or revoking lifts it.

@@ -1,5 +1,6 @@
 import express from 'express';
 import type { Core } from '../core/create-core.js';
+import type { Principal } from '../core/store/key-store.js';
 import { newId } from '../core/ids.js';
 import { requireKey } from './auth.js';
 import { errorMapper, jsonBody, sendError } from './errors.js';
@@ -88,6 +89,16 @@ export function createApp(core: Core, options: AppOptions = {}) {
   // ROUTES and the OpenAPI document, behind the same key check, rate and origin guard.
   const mcp = mcpEndpoint(core, log);
   app.use(mcp.router);
+  // A computer's WebSocket (computer-socket.ts) is a transport too; its URL asked without the
+  // upgrade (the SDKs' retrieve_ws) is told how to open it.
+  app.get('/computers/:id/ws', (req, res) => {
+    const session = core.computers.get((res.locals.principal as Principal).org, req.params.id);
+    sendError(
+      res,
+      'upgrade_required',
+      `${req.path} is a WebSocket: open ws://…/computers/${session.id}/ws with the same Authorization header, send actions as /execute takes them (with an "id" the answer repeats) and receive the answers and the computer's events; see docs/API.md`,
+    );
+  });
 
   app.use((req, res) => {
     sendError(res, 'not_found', `no route ${req.method} ${req.path}; see GET /openapi.json`);

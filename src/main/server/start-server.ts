@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ConfigError, listensEverywhere } from '../core/config.js';
 import { newId } from '../core/ids.js';
 import type { Core } from '../core/create-core.js';
+import { COMPUTER_SOCKET_PATH, computerSocketEndpoint } from './computer-socket.js';
 import { cdpEndpoint } from './cdp/cdp-door.js';
 import { createApp, type AppOptions } from './create-app.js';
 
@@ -70,8 +71,14 @@ export async function startServer(
   const server = createServer(app.app);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
-  const cdp = cdpEndpoint(core, options.log ?? ((message) => console.error(message)));
-  server.on('upgrade', (req, socket, head) => cdp.upgrade(req, socket, head));
+  const log = options.log ?? ((message: string) => console.error(message));
+  const cdp = cdpEndpoint(core, log);
+  const computerSocket = computerSocketEndpoint(core, log);
+  server.on('upgrade', (req, socket, head) => {
+    const path = new URL(req.url ?? '/', 'http://benchtop').pathname;
+    const endpoint = COMPUTER_SOCKET_PATH.test(path) ? computerSocket : cdp;
+    endpoint.upgrade(req, socket, head);
+  });
   const wanted = options.port ?? core.settings.server.port;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -90,6 +97,7 @@ export async function startServer(
       await new Promise<void>((resolve) => {
         // Upgraded sockets are no longer the HTTP server's to close.
         cdp.close();
+        computerSocket.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });

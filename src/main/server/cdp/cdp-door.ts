@@ -1,11 +1,8 @@
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../../shared/errors.js';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
-import { newId } from '../../core/ids.js';
-import { hostnameOf } from '../guards/origin-guard.js';
+import { admitOrRefuse, checkHostAndOrigin, textOf, type UpgradeEndpoint } from '../upgrades.js';
 import { answeredId, screenClientMessage } from './cdp-messages.js';
 
 type CdpDoor = ReturnType<Core['computers']['cdpDoor']>;
@@ -15,13 +12,6 @@ const MIB = 1024 * 1024;
 /** Beyond this much unsent one way, the other side is not read until it has drained. */
 const HIGH_WATER = 8 * MIB;
 
-export type CdpEndpoint = {
-  /** The HTTP server's 'upgrade' listener. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Ends every open CDP connection (Benchtop is closing). */
-  close(): void;
-};
-
 /**
  * /cdp/{id}?token=… (docs/API.md §16): a WebSocket into the Chromium of a computer created with
  * cdp. Everything is decided at the upgrade (Host and Origin as for every request, then the
@@ -29,24 +19,13 @@ export type CdpEndpoint = {
  * Accepted, each client gets its own connection to the browser, and frames pass both ways,
  * checked on the way in (cdp-messages.ts). URLs are never logged: they carry the token.
  */
-export function cdpEndpoint(core: Core, log: (message: string) => void): CdpEndpoint {
+export function cdpEndpoint(core: Core, log: (message: string) => void): UpgradeEndpoint {
   const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const open = new Set<WebSocket>();
   return {
     upgrade(req, socket, head) {
-      // A client that goes away during the handshake must not become an uncaught error.
-      socket.on('error', () => {});
-      let door: CdpDoor;
-      try {
-        door = admit(core, req);
-      } catch (error) {
-        if (error instanceof BenchtopError) return refuse(socket, error);
-        log(`CDP upgrade failed: ${(error as Error)?.stack ?? String(error)}`);
-        return refuse(
-          socket,
-          new BenchtopError('internal', 'internal error; see the Benchtop log'),
-        );
-      }
+      const door = admitOrRefuse(socket, log, 'CDP', () => admit(core, req));
+      if (!door) return;
       sockets.handleUpgrade(req, socket, head, (client) => {
         open.add(client);
         client.once('close', () => open.delete(client));
@@ -67,7 +46,7 @@ function admit(core: Core, req: IncomingMessage): CdpDoor {
   if (!match) {
     throw new BenchtopError(
       'not_found',
-      `no WebSocket endpoint at ${url.pathname}; CDP is served at /cdp/{computer id} (the cdp_url of a computer created with "cdp": true)`,
+      `no WebSocket endpoint at ${url.pathname}; a computer's WebSocket is /computers/{id}/ws, and CDP is served at /cdp/{computer id} (the cdp_url of a computer created with "cdp": true)`,
     );
   }
   checkHostAndOrigin(core, req);
@@ -96,45 +75,6 @@ function admit(core: Core, req: IncomingMessage): CdpDoor {
   }
 }
 
-/** The DNS-rebinding guard and closed origins of every HTTP request, for the upgrade too. */
-function checkHostAndOrigin(core: Core, req: IncomingMessage): void {
-  const { allowed_hosts, cors_origins } = core.settings.server;
-  const host = req.headers.host ?? '';
-  const allowed = [...allowed_hosts, hostnameOf(new URL(core.baseUrl).hostname)];
-  if (!allowed.map((name) => name.toLowerCase()).includes(hostnameOf(host))) {
-    throw new BenchtopError(
-      'forbidden',
-      `Host "${host}" is not one of this server's names; add it to server.allowed_hosts if you reach Benchtop through it`,
-    );
-  }
-  const origin = req.headers.origin;
-  if (origin && origin !== `http://${host}` && !cors_origins.includes(origin)) {
-    throw new BenchtopError(
-      'forbidden',
-      `WebSocket connections from ${origin} are refused; add it to server.cors_origins to allow them`,
-    );
-  }
-}
-
-function refuse(socket: Duplex, error: BenchtopError): void {
-  const status = ERROR_STATUS[error.code as ErrorCode];
-  const body: ErrorBody = {
-    message: error.message,
-    code: error.code,
-    ...(error.param && { param: error.param }),
-    request_id: newId('req'),
-  };
-  const text = JSON.stringify(body);
-  const retry =
-    error.retryAfterSeconds === undefined
-      ? ''
-      : `retry-after: ${Math.ceil(error.retryAfterSeconds)}\r\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(text)}\r\n${retry}connection: close\r\n\r\n${text}`,
-  );
-}
-
 /** Frames both ways between a client and the computer's browser, until either side or the computer ends. */
 function bridge(client: WebSocket, door: CdpDoor): void {
   const browser = new WebSocket(door.browserUrl, {
@@ -158,7 +98,7 @@ function bridge(client: WebSocket, door: CdpDoor): void {
   door.ended.addEventListener('abort', onEnded, { once: true });
   client.on('message', (data) => {
     door.touch();
-    const screened = screenClientMessage(text(data), door.downloadsDir);
+    const screened = screenClientMessage(textOf(data), door.downloadsDir);
     if ('reply' in screened) return relay(client, screened.reply, browser);
     if (screened.method === 'Target.createTarget') door.tabOpening();
     answered(screened.id);
@@ -191,10 +131,4 @@ function relay(to: WebSocket, data: RawData | string, from: WebSocket): void {
     if (from.isPaused && to.bufferedAmount < HIGH_WATER) from.resume();
   });
   if (to.bufferedAmount > HIGH_WATER && !from.isPaused) from.pause();
-}
-
-function text(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data).toString('utf8');
 }

@@ -11,7 +11,7 @@ type StreamRouteName =
   'streams.events' | 'streams.screencast' | 'streams.screencasts' | 'exec.stream' | 'exec.sync';
 
 /** The status event a stream ends with once its computer has ended. */
-function finalStatus(session: ComputerSession): ComputerEvent {
+export function finalStatus(session: ComputerSession): ComputerEvent {
   return {
     type: 'status',
     computer_id: session.id,
