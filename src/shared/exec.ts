@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBody } from './errors.js';
 
 export const MAX_EXEC_TIMEOUT_SECONDS = 3600;
 /** exec/sync keeps this much of each stream unless the body asks for another bound. */
@@ -47,11 +48,15 @@ export const ExecOutputLine = z.object({
   data: z.string().describe('UTF-8 text, at most 64 KiB per line.'),
 });
 export const ExecExitLine = z.object({ type: z.literal('exit'), code: z.number().int() });
-export const ExecErrorLine = z.object({
-  type: z.literal('error'),
-  code: z.literal('invalid_request'),
-  message: z.string(),
-});
+export const ExecErrorLine = z
+  .object({
+    type: z.literal('error'),
+    code: ErrorBody.shape.code,
+    message: z.string(),
+  })
+  .describe(
+    'The command did not run: input it cannot start with (invalid_request), or a refusal that came after the answer began (a person denied it while the answer was kept alive).',
+  );
 export const ExecLine = z
   .union([ExecOutputLine, ExecExitLine, ExecErrorLine])
   .meta({ id: 'ExecLine' });

@@ -32,6 +32,12 @@ beforeAll(async () => {
       when: { target: { role: 'button', name_pattern: '^pay' } },
       then: 'ask',
     },
+    {
+      id: 'rm',
+      description: 'removing needs a person',
+      when: { command_pattern: '\\brm\\b' },
+      then: 'ask',
+    },
   ]);
   expect(policies.status, policies.text).toBe(200);
   id = (await server.request('POST', '/computers', {})).body.id;
@@ -79,6 +85,17 @@ function post(path: string, body: unknown, onHeaders?: () => void): Promise<Sent
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
+}
+
+/**
+ * The lines of an NDJSON answer as the Python SDK reads them: a line is what comes before each
+ * newline, whitespace before it included (JSON parsers skip it); what follows the last newline
+ * must be nothing, since the SDK parses that rest too.
+ */
+function sdkLines(text: string): unknown[] {
+  const parts = text.split('\n');
+  expect(parts.pop(), 'the answer ends with a newline').toBe('');
+  return parts.map((part) => JSON.parse(part) as unknown);
 }
 
 const pending = (): Promise<Approval> =>
@@ -130,5 +147,34 @@ describe('a request whose action waits on a person', () => {
     expect(ran.status).toBe(200);
     expect(ran.text).toMatch(/^ +\{/);
     expect(JSON.parse(ran.text)).toEqual({ stdout: 'done\n', stderr: '', exit_code: 0 });
+  });
+});
+
+describe('a streamed shell command', () => {
+  it('quiet for longer than the client waits, comes whole', async () => {
+    const ran = await post(`/computers/${id}/exec`, { command: 'sleep 2; echo done' });
+    expect(ran.status).toBe(200);
+    expect(ran.contentType).toMatch(/^application\/x-ndjson/);
+    expect(ran.text).toMatch(/^ +\{/);
+    expect(sdkLines(ran.text)).toEqual([
+      { type: 'stdout', data: 'done\n' },
+      { type: 'exit', code: 0 },
+    ]);
+  });
+
+  it('held for a person, is kept alive; approved it runs, denied it ends with why', async () => {
+    const approved = post(`/computers/${id}/exec`, { command: 'rm -f nothing-here; echo gone' });
+    await decideLater('approve');
+    expect(sdkLines((await approved).text)).toEqual([
+      { type: 'stdout', data: 'gone\n' },
+      { type: 'exit', code: 0 },
+    ]);
+    const denied = post(`/computers/${id}/exec`, { command: 'rm -rf /tmp/nothing' });
+    await decideLater('deny', 'not this one');
+    const answer = await denied;
+    expect(answer.status).toBe(200);
+    expect(sdkLines(answer.text)).toEqual([
+      { type: 'error', code: 'forbidden', message: 'denied: not this one' },
+    ]);
   });
 });

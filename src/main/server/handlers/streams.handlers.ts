@@ -111,13 +111,17 @@ export const streamHandlers = (core: Core): Pick<Handlers, StreamRouteName> => (
 
   'exec.stream': async (request) => {
     const out = request.ndjson();
+    // A command held for a person, or quiet longer than the SDKs' timeout, is kept alive.
+    out.keepAlive((line) => 'type' in line && (line.type === 'exit' || line.type === 'error'));
     let run;
     try {
       run = await startCommand(core, 'exec', request);
     } catch (error) {
-      // A command that cannot start is an error line in a 200 answer; other refusals keep their status.
-      if (!(error instanceof BenchtopError && error.code === 'invalid_request')) throw error;
-      return out.only({ type: 'error', code: 'invalid_request', message: error.message });
+      // A command that cannot start is an error line in a 200 answer, as is any refusal once the
+      // answer began (a person denied it after the heartbeat); others keep their status.
+      if (!(error instanceof BenchtopError)) throw error;
+      if (error.code !== 'invalid_request' && !out.started) throw error;
+      return out.only({ type: 'error', code: error.code, message: error.message });
     }
     out.open();
     await run.follow((line) => out.write(line), out.closed);
