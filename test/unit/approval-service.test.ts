@@ -55,7 +55,7 @@ beforeEach(async () => {
     screenshots,
     baseUrl: () => 'http://127.0.0.1:1',
     settings: () => settings,
-    retryGraceMs: 200,
+    retryGraceMs: GRACE_MS,
   });
   runner = new ActionRunner({
     screenshots,
@@ -72,6 +72,9 @@ afterEach(() => {
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** How long a held action nobody waits for stays pending here. */
+const GRACE_MS = 500;
 
 let requests = 0;
 /** A click at 10, 10 as a request sends it; `signal` closes it. */
@@ -143,12 +146,29 @@ describe('a held action whose request closed', () => {
     expect((await again).status).toBe('error');
   });
 
+  it('denied again in the gap, tells a retry the second denial for its own grace', async () => {
+    approvals.deny('local', (await heldAndLeft()).id, 'no');
+    const firstDenied = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The same click sent anew (not a retry) is asked anew, left again and denied again.
+    approvals.deny('local', (await heldAndLeft()).id, 'still no');
+    expect(
+      Date.now() - firstDenied,
+      "the second denial came within the first one's grace",
+    ).toBeLessThan(GRACE_MS);
+    // Past the first denial's grace, within the second's.
+    await new Promise((resolve) => setTimeout(resolve, firstDenied + GRACE_MS + 20 - Date.now()));
+    expect(await click(undefined, true)).toEqual({ status: 'error', error: 'denied: still no' });
+    expect(all()).toHaveLength(2);
+    expect(clicks()).toHaveLength(0);
+  });
+
   it('leaves the queue when no retry comes, nothing run', async () => {
     const approval = await heldAndLeft();
     const expired = await eventually(() =>
       all().find((one) => one.id === approval.id && one.status === 'expired'),
     );
-    expect(expired.status_reason).toBe('its request was closed and not sent again within 0.2 s');
+    expect(expired.status_reason).toBe('its request was closed and not sent again within 0.5 s');
     expect(clicks()).toHaveLength(0);
   });
 
@@ -158,7 +178,7 @@ describe('a held action whose request closed', () => {
     expect(decided).toMatchObject({
       status: 'expired',
       status_reason:
-        'approved, but nothing ran: its request was closed and not sent again within 0.2 s',
+        'approved, but nothing ran: its request was closed and not sent again within 0.5 s',
     });
     expect(clicks()).toHaveLength(0);
   });

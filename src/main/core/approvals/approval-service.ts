@@ -142,8 +142,11 @@ type Observer = (seen: ObservedAction) => void;
 export class ApprovalService {
   private matcher: { policies: readonly Policy[]; matcher: PolicyMatcher } | undefined;
   private readonly holds = new Map<string, Hold>();
-  /** Held actions denied while nobody waited for them, by hold key: a retry is told the same. */
-  private readonly deniedInTheGap = new Map<string, string>();
+  /**
+   * Held actions denied while nobody waited for them, by hold key: a retry that comes before
+   * `until` is told the same.
+   */
+  private readonly deniedInTheGap = new Map<string, { message: string; until: number }>();
   private readonly observers = new Map<string, Set<Observer>>();
   private readonly askedListeners = new Set<(org: string, approval: Approval) => void>();
 
@@ -206,7 +209,7 @@ export class ApprovalService {
     }
     const key = holdKey(request);
     const denied = request.retried ? this.deniedInTheGap.get(key) : undefined;
-    if (denied) return { kind: 'refuse', message: denied };
+    if (denied && denied.until > Date.now()) return { kind: 'refuse', message: denied.message };
     const joined = [...this.holds.values()].find((held) => held.key === key && held.waiters === 0);
     // A retry of a request that left while held takes its place: one approval, asked once.
     if (joined) clearTimeout(joined.orphanTimer);
@@ -260,11 +263,15 @@ export class ApprovalService {
     const hold = this.pendingHold(org, id);
     this.finish(hold, 'denied', null, note);
     if (hold.waiters === 0) {
-      this.deniedInTheGap.set(hold.key, denialMessage(hold.approval));
-      setTimeout(
-        () => this.deniedInTheGap.delete(hold.key),
-        this.deps.retryGraceMs ?? RETRY_GRACE_MS,
-      ).unref();
+      const now = Date.now();
+      for (const [key, { until }] of this.deniedInTheGap) {
+        if (until <= now) this.deniedInTheGap.delete(key);
+      }
+      // The latest denial of the same action counts, for its own grace.
+      this.deniedInTheGap.set(hold.key, {
+        message: denialMessage(hold.approval),
+        until: now + (this.deps.retryGraceMs ?? RETRY_GRACE_MS),
+      });
     }
     return this.get(org, id);
   }
