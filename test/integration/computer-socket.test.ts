@@ -183,6 +183,39 @@ describe('a computer WebSocket', () => {
     await server.request('DELETE', `/computers/${id}`);
   });
 
+  it('is cut off when its client stops reading, while a client that reads gets every event', async () => {
+    const id = await createComputer();
+    const reading = await open(id);
+    const stalled = await open(id);
+    stalled.socket.pause();
+    // 24 MB of output (32 MB of events in base64), paced so that the reading client, served by
+    // this same process, is never left behind by a burst.
+    const chunks = 48;
+    const chunkBytes = 500_000;
+    const command = `for i in $(seq ${chunks}); do head -c ${chunkBytes} /dev/zero | tr '\\0' x; sleep 0.06; done`;
+    const run = await server.request('POST', `/computers/${id}/exec/sync`, {
+      command,
+      max_output_length: 100,
+    });
+    expect(run.body.exit_code, run.text).toBe(0);
+    const end = () =>
+      reading.messages.find((m) => m.type === 'action_response' && m.exit_code !== undefined);
+    await eventually(end, 30_000);
+    const received = reading.messages
+      .filter((m) => m.type === 'exec_output')
+      .reduce((sum, m) => sum + Buffer.from(m.data as string, 'base64').length, 0);
+    expect(received).toBe(chunks * chunkBytes);
+
+    const closed = new Promise<number>((resolve) => stalled.socket.once('close', resolve));
+    stalled.socket.resume();
+    expect(await closed).toBe(1006);
+    expect(
+      stalled.messages.find((m) => m.type === 'action_response' && m.exit_code !== undefined),
+    ).toBeUndefined();
+    reading.socket.close();
+    await server.request('DELETE', `/computers/${id}`);
+  });
+
   it("tells the SDKs' plain GET of it how to open it", async () => {
     const id = await createComputer();
     const plain = await server.request('GET', `/computers/${id}/ws`, undefined, {

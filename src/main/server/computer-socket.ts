@@ -15,6 +15,12 @@ import { parseWith } from './validate.js';
 /** /computers/{id}/ws: the path of a computer's WebSocket. */
 export const COMPUTER_SOCKET_PATH = /^\/computers\/([^/]+)\/ws\/?$/;
 const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/**
+ * Bytes a client may leave unread before its socket is cut off, as for an events stream: without
+ * a bound, one client that stops reading while a command prints hundreds of megabytes would make
+ * the server hold all of them.
+ */
+const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 
 /** What an upgrade that was let in knows. */
 type Admitted = {
@@ -90,7 +96,10 @@ function admit(core: Core, req: IncomingMessage): Admitted {
 function serve(core: Core, client: WebSocket, admitted: Admitted, log: (message: string) => void) {
   const { session } = admitted;
   const send = (message: object) => {
-    if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(message));
+    if (client.readyState !== WebSocket.OPEN) return;
+    // Nothing more can reach a client before what it left unread, a close frame neither.
+    if (client.bufferedAmount > MAX_UNSENT_BYTES) return client.terminate();
+    client.send(JSON.stringify(message));
   };
   const ended = () => {
     if (client.readyState === WebSocket.OPEN) client.close(1000, 'the computer ended');
