@@ -126,6 +126,18 @@ describe('a computer WebSocket', () => {
     const badField = await send(ws, { id: 'b', action: { type: 'click', x: 'left' } });
     expect(badField).toMatchObject({ type: 'error', id: 'b', code: 'invalid_request' });
     expect(badField.param).toMatch(/^action\./);
+    ws.socket.send(JSON.stringify({ id: { no: 1 }, action: { type: 'wait', ms: 10 } }));
+    await eventually(() => ws.messages.find((m) => m.param === 'id'));
+    expect(ws.messages.find((m) => m.param === 'id')).toMatchObject({
+      type: 'error',
+      code: 'invalid_request',
+      message: 'id must be a string or a number',
+    });
+    // Larger than a message may be (10 MiB): the socket is closed, as the protocol says.
+    const big = await open(id);
+    const bigClosed = new Promise<number>((resolve) => big.socket.once('close', resolve));
+    big.socket.send('x'.repeat(11 * 1024 * 1024));
+    expect(await bigClosed).toBe(1009);
     const fine = await send(ws, { id: 'after', action: { type: 'wait', ms: 10 } });
     expect(fine).toMatchObject({ type: 'action_result', status: 'success' });
     ws.socket.close();

@@ -32,7 +32,7 @@ type Admitted = {
 };
 
 /** What a client sends: an action as /execute takes it (`{action}` or bare), and its own `id`. */
-type Sent = { id?: string | number; body: unknown };
+type Sent = { id?: string | number; body: unknown; badId?: true };
 
 /**
  * GET /computers/{id}/ws (docs/API.md): one WebSocket per client onto a computer, both ways.
@@ -158,7 +158,8 @@ function read(data: RawData): Sent {
     return { body: message };
   }
   const { id, ...body } = message as Record<string, unknown>;
-  return typeof id === 'string' || typeof id === 'number' ? { id, body } : { body: message };
+  if (id === undefined || typeof id === 'string' || typeof id === 'number') return { id, body };
+  return { body, badId: true };
 }
 
 async function act(
@@ -180,6 +181,9 @@ async function act(
       'invalid_request',
       'each message is one JSON object: an action such as {"type": "click", "x": 10, "y": 20}, or {"action": {…}}, with an optional "id" the answer repeats',
     );
+  }
+  if (sent.badId) {
+    throw new BenchtopError('invalid_request', 'id must be a string or a number', { path: ['id'] });
   }
   const body = parseWith(ExecuteBody, sent.body);
   const wrapped = 'action' in body;
