@@ -23,6 +23,60 @@ export const SDK_HEADERS = {
   openAIPython: sdk('python', 'OpenAI/Python', '2.8.0'),
 } as const;
 
+/**
+ * Every endpoint the current SDKs (Python 2.39, TypeScript 0.14) have a method for, as `METHOD
+ * path` with `{…}` for ids. The seed SDKs' are a subset.
+ */
+export const SDK_ENDPOINTS = [
+  'GET /computers',
+  'POST /computers',
+  'GET /computers/{id}',
+  'DELETE /computers/{id}',
+  'GET /computers/{id}/status',
+  'POST /computers/{id}/keepalive',
+  'GET /computers/{id}/events',
+  'GET /computers/{id}/screencast',
+  'GET /computers/{id}/ws',
+  ...[
+    'batch',
+    'change-proxy',
+    'click',
+    'debug',
+    'double-click',
+    'drag',
+    'exec',
+    'exec/sync',
+    'execute',
+    'hotkey',
+    'html',
+    'key-down',
+    'key-up',
+    'mouse-down',
+    'mouse-up',
+    'navigate',
+    'right-click',
+    'screenshot',
+    'scroll',
+    'type',
+    'viewport',
+  ].map((action) => `POST /computers/{id}/${action}`),
+  'GET /computers/{id}/tabs',
+  'POST /computers/{id}/tabs',
+  'POST /computers/{id}/tabs/{tab}/switch',
+  'DELETE /computers/{id}/tabs/{tab}',
+  'GET /v1/models',
+  'POST /v1/chat/completions',
+  'POST /v1/responses',
+  'GET /v1/responses/{id}',
+  'POST /v1/responses/{id}/cancel',
+  'POST /agent/tasks',
+  'POST /agent/tasks/stream',
+  'GET /agent/tasks/{id}',
+  'POST /agent/tasks/{id}/pause',
+  'POST /agent/tasks/{id}/resume',
+  'POST /agent/tasks/{id}/messages',
+] as const;
+
 function sdk(lang: string, agent: string, version: string): Record<string, string> {
   return {
     'user-agent': `${agent} ${version}`,

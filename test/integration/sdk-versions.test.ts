@@ -8,6 +8,7 @@ import {
   computerCalls,
   DONE_TOOL,
   exampleAction,
+  SDK_ENDPOINTS,
   SDK_HEADERS,
   TERMINAL_ACTIONS,
   TypedResponse,
@@ -381,5 +382,29 @@ describe('a stored response, read back', () => {
     const completed = events.at(-1)!;
     expect(completed.type).toBe('response.completed');
     expect(typeof completed.response.created_at).toBe('number');
+  });
+});
+
+describe('every method of the current SDKs', () => {
+  it('has a route: none is answered "no route"', async () => {
+    const unrouted: string[] = [];
+    for (const endpoint of SDK_ENDPOINTS) {
+      const [method, template] = endpoint.split(' ') as [string, string];
+      // Ids nobody has, and bodies no route accepts: each route refuses, nothing is created.
+      const path = template.replace('{id}', 'nobody_1').replace('{tab}', 'tab_nobody');
+      const answer = await server.request(
+        method,
+        path,
+        method === 'POST' ? { kind: 5 } : undefined,
+        {
+          headers: SDK_HEADERS.currentPython,
+        },
+      );
+      if (answer.status === 404 && /^no route/.test(answer.body?.message as string)) {
+        unrouted.push(endpoint);
+      }
+      expect(answer.status, `${endpoint}: ${answer.text}`).toBeLessThan(500);
+    }
+    expect(unrouted).toEqual([]);
   });
 });
