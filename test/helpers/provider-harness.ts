@@ -5,6 +5,13 @@ import { ModelError, type ProviderContext } from '../../src/main/core/models/mod
 import type { FakeUpstream, UpstreamReply } from './fake-upstream.js';
 
 /** The folders of test/fixtures/providers: answers recorded from each provider's real API. */
+/**
+ * A provider address where nothing listens: a privileged port no test binds (and not one that
+ * fetch refuses to dial, as it does 9). A fake started and closed instead frees an ephemeral port
+ * that a test running beside may be given at once.
+ */
+export const NOBODY_LISTENS = 'http://127.0.0.1:2';
+
 export type RecordedProvider = 'openai' | 'anthropic' | 'lightcone' | 'openai-compatible';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'providers');

@@ -13,7 +13,7 @@ import {
 } from '../../src/main/core/models/providers/anthropic-provider.js';
 import { anthropicError, anthropicFixture, startFakeAnthropic } from '../helpers/fake-anthropic.js';
 import { modelRequest } from '../helpers/model-request.js';
-import { modelFailure, providerHarness } from '../helpers/provider-harness.js';
+import { modelFailure, providerHarness, NOBODY_LISTENS } from '../helpers/provider-harness.js';
 
 const KEY = 'sk-ant-api03-test-secret-key';
 const HINT = 'set ANTHROPIC_API_KEY in the environment Benchtop runs in';
@@ -666,11 +666,9 @@ describe('anthropic provider: failures', () => {
   });
 
   it('reports a server that is not running', async () => {
-    const dead = await startFakeAnthropic();
-    await dead.close();
-    const error = await failure(provider({}, { base_url: dead.url }).respond(request()));
+    const error = await failure(provider({}, { base_url: NOBODY_LISTENS }).respond(request()));
     expect(error.kind).toBe('unreachable');
-    expect(error.message).toContain(dead.url);
+    expect(error.message).toContain(NOBODY_LISTENS);
   });
 });
 

@@ -7,7 +7,12 @@ import {
 import { createLightconeProvider } from '../../src/main/core/models/providers/lightcone-provider.js';
 import { startFakeLightcone } from '../helpers/fake-lightcone.js';
 import { modelRequest } from '../helpers/model-request.js';
-import { modelFailure, providerFixture, providerHarness } from '../helpers/provider-harness.js';
+import {
+  modelFailure,
+  providerFixture,
+  providerHarness,
+  NOBODY_LISTENS,
+} from '../helpers/provider-harness.js';
 
 const KEY = 'lc_live_s3cr3t-key-0123456789';
 const HINT = 'set LIGHTCONE_CLOUD_API_KEY in the environment Benchtop runs in';
@@ -366,13 +371,11 @@ describe('lightcone provider: failures', () => {
   });
 
   it('reports a cloud that is not there as unreachable', async () => {
-    const dead = await startFakeLightcone();
-    await dead.close();
     const error = await modelFailure(
-      provider({ config: { provider: 'lightcone', base_url: dead.url } }).respond(request()),
+      provider({ config: { provider: 'lightcone', base_url: NOBODY_LISTENS } }).respond(request()),
     );
     expect(error.kind).toBe('unreachable');
-    expect(error.message).toContain(dead.url);
+    expect(error.message).toContain(NOBODY_LISTENS);
   });
 });
 

@@ -4,7 +4,7 @@ import { createOpenAICompatibleProvider } from '../../src/main/core/models/provi
 import { OUTPUT_ACTION_TYPES } from '../../src/shared/responses.js';
 import { startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { modelRequest } from '../helpers/model-request.js';
-import { providerFixture, providerHarness } from '../helpers/provider-harness.js';
+import { providerFixture, providerHarness, NOBODY_LISTENS } from '../helpers/provider-harness.js';
 
 const fixture = (name: string): unknown => providerFixture('openai-compatible', name);
 const KEY = 'sk-local-very-secret-0123456789';
@@ -260,9 +260,9 @@ describe('openai-compatible provider: failures', () => {
   });
 
   it('reports a server that is not running', async () => {
-    const dead = await startFakeChatCompletions();
-    await dead.close();
-    const ctx = context({ config: { provider: 'openai-compatible', base_url: dead.url } });
+    const ctx = context({
+      config: { provider: 'openai-compatible', base_url: `${NOBODY_LISTENS}/v1` },
+    });
     await expect(createOpenAICompatibleProvider(ctx).respond(request())).rejects.toMatchObject({
       kind: 'unreachable',
       message: expect.stringMatching(/could not reach .*local-vlm.*ECONNREFUSED/),

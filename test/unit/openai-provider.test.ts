@@ -4,7 +4,12 @@ import type { ConversationItem, ModelRequest } from '../../src/main/core/models/
 import { createOpenAIProvider } from '../../src/main/core/models/providers/openai-provider.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { modelRequest } from '../helpers/model-request.js';
-import { modelFailure, providerFixture, providerHarness } from '../helpers/provider-harness.js';
+import {
+  modelFailure,
+  providerFixture,
+  providerHarness,
+  NOBODY_LISTENS,
+} from '../helpers/provider-harness.js';
 
 const KEY = 'sk-test-benchtop-0123456789-secret';
 const PNG_1 = { mediaType: 'image/png', base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAA' };
@@ -652,14 +657,12 @@ describe('openai provider: failures', () => {
   });
 
   it('reports a server that is not there as unreachable', async () => {
-    const dead = await startFakeOpenAI();
-    await dead.close();
     const provider = createOpenAIProvider(
-      context({ config: { provider: 'openai', base_url: dead.url } }),
+      context({ config: { provider: 'openai', base_url: `${NOBODY_LISTENS}/v1` } }),
     );
     const error = await modelFailure(provider.respond(request()));
     expect(error.kind).toBe('unreachable');
-    expect(error.message).toContain(new URL(dead.url).origin);
+    expect(error.message).toContain(NOBODY_LISTENS);
   });
 
   it('gives up on a slow server with a timeout', async () => {
