@@ -1,3 +1,4 @@
+import { WebSocket } from 'ws';
 import { CLICK_AT, rawContext, type Bench } from '../bench.js';
 import { interleave, timed } from '../sampling.js';
 import { percentile, round } from '../stats.js';
@@ -68,6 +69,24 @@ export async function benchActions({ server, client, browser, url, report }: Ben
       'raw = page.mouse.click; target: raw + the http floor + 0.5 ms',
     );
 
+    // The same click over the computer's WebSocket: no HTTP request per action.
+    const socket = await openComputerSocket(server.url, server.key, id);
+    try {
+      await reset();
+      const [wsClick, rawClick2] = await interleave(20, 100, [
+        () => timed(() => socket.act({ type: 'click', ...CLICK_AT })),
+        () => timed(() => page.mouse.click(CLICK_AT.x, CLICK_AT.y)),
+      ]);
+      report.timing(
+        'click over /computers/{id}/ws',
+        { api: wsClick, raw: rawClick2 },
+        { kind: 'reference' },
+        'an action message answered on the socket, no HTTP request per action (raw = page.mouse.click)',
+      );
+    } finally {
+      socket.close();
+    }
+
     await reset();
     const [apiKey, rawKey] = await interleave(20, 100, [
       () => client.timed('POST', `${at}/hotkey`, { keys: ['a'] }, 'action'),
@@ -127,4 +146,33 @@ export async function benchActions({ server, client, browser, url, report }: Ben
     await client.timed('DELETE', at);
     await raw.context.close();
   }
+}
+
+/** A computer's WebSocket that sends one action at a time and resolves with its answer. */
+async function openComputerSocket(baseUrl: string, key: string, id: string) {
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/computers/${id}/ws`, {
+    headers: { authorization: `Bearer ${key}` },
+    perMessageDeflate: false,
+  });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let sent = 0;
+  const waiting = new Map<number, (answer: { type: string; status?: string }) => void>();
+  socket.on('message', (data: Buffer) => {
+    const message = JSON.parse(data.toString()) as { id?: number; type: string; status?: string };
+    if (message.id !== undefined) waiting.get(message.id)?.(message);
+  });
+  return {
+    async act(action: Record<string, unknown>): Promise<void> {
+      const id = ++sent;
+      const answer = await new Promise<{ type: string; status?: string }>((resolve) => {
+        waiting.set(id, resolve);
+        socket.send(JSON.stringify({ id, action }));
+      });
+      waiting.delete(id);
+      if (answer.type !== 'action_result' || answer.status !== 'success') {
+        throw new Error(`the WebSocket click failed: ${JSON.stringify(answer)}`);
+      }
+    },
+    close: () => socket.close(),
+  };
 }
