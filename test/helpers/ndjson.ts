@@ -84,3 +84,16 @@ export const stdoutOf = (lines: ExecLine[]) =>
   lines.flatMap((line) => (line.type === 'stdout' ? [line.data] : [])).join('');
 export const stderrOf = (lines: ExecLine[]) =>
   lines.flatMap((line) => (line.type === 'stderr' ? [line.data] : [])).join('');
+
+const FLOOD_CHUNKS = 48;
+const FLOOD_CHUNK_BYTES = 500_000;
+/**
+ * A shell command printing 24 MB (32 MB of `exec_output` events in base64), paced so that a
+ * client reading in the test's own process is never left behind by a burst: a stall of that
+ * process longer than ~6 chunks' pacing (the 4 MB a client may leave unread) cuts it off too. 20
+ * ms a chunk did once in a full run on two cores (the reader was cut off before any event).
+ */
+export const PACED_FLOOD = {
+  command: `for i in $(seq ${FLOOD_CHUNKS}); do head -c ${FLOOD_CHUNK_BYTES} /dev/zero | tr '\\0' x; sleep 0.06; done`,
+  bytes: FLOOD_CHUNKS * FLOOD_CHUNK_BYTES,
+};

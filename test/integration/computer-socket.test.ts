@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { PACED_FLOOD } from '../helpers/ndjson.js';
 import { pageState } from '../helpers/page-state.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -200,13 +201,8 @@ describe('a computer WebSocket', () => {
     const reading = await open(id);
     const stalled = await open(id);
     stalled.socket.pause();
-    // 24 MB of output (32 MB of events in base64), paced so that the reading client, served by
-    // this same process, is never left behind by a burst.
-    const chunks = 48;
-    const chunkBytes = 500_000;
-    const command = `for i in $(seq ${chunks}); do head -c ${chunkBytes} /dev/zero | tr '\\0' x; sleep 0.06; done`;
     const run = await server.request('POST', `/computers/${id}/exec/sync`, {
-      command,
+      command: PACED_FLOOD.command,
       max_output_length: 100,
     });
     expect(run.body.exit_code, run.text).toBe(0);
@@ -216,7 +212,7 @@ describe('a computer WebSocket', () => {
     const received = reading.messages
       .filter((m) => m.type === 'exec_output')
       .reduce((sum, m) => sum + Buffer.from(m.data as string, 'base64').length, 0);
-    expect(received).toBe(chunks * chunkBytes);
+    expect(received).toBe(PACED_FLOOD.bytes);
 
     const closed = new Promise<number>((resolve) => stalled.socket.once('close', resolve));
     stalled.socket.resume();

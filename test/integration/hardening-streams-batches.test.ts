@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
 import { ComputerEvent } from '../../src/shared/events.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { PACED_FLOOD } from '../helpers/ndjson.js';
 import { pageState } from '../helpers/page-state.js';
 import { commandOf, descendants, isAlive } from '../helpers/processes.js';
 import { SseReader } from '../helpers/sse.js';
@@ -131,15 +132,8 @@ describe('a client that stops reading its events stream', () => {
     const id = await createComputer();
     const reading = await openEvents(id);
     const stalled = await openStalledEvents(id);
-    // 24 MB of output (32 MB of events in base64), paced so that the reading client, served by
-    // this same process, is never left behind by a burst: a stall of this process longer than
-    // ~6 chunks' pacing (the 4 MB a client may leave unread) cuts it off too. 20 ms a chunk did
-    // once in a full run on two cores (the reader got "terminated" before any event).
-    const chunks = 48;
-    const chunkBytes = 500_000;
-    const command = `for i in $(seq ${chunks}); do head -c ${chunkBytes} /dev/zero | tr '\\0' x; sleep 0.06; done`;
     const run = await server.request('POST', `/computers/${id}/exec/sync`, {
-      command,
+      command: PACED_FLOOD.command,
       max_output_length: 100,
     });
     expect(run.status, run.text).toBe(200);
@@ -150,14 +144,14 @@ describe('a client that stops reading its events stream', () => {
       if (event.type === 'exec_output') received += Buffer.from(event.data, 'base64').length;
       return event.type === 'action_response' && event.exit_code !== undefined;
     });
-    expect(received).toBe(chunks * chunkBytes);
+    expect(received).toBe(PACED_FLOOD.bytes);
 
     const { cut, bytes } = await stalled.readRest();
     expect(
       cut,
       `the stalled client got all ${bytes} bytes, the command's end included: the server buffered everything for it`,
     ).toBe(true);
-    expect(bytes).toBeLessThan(chunks * chunkBytes);
+    expect(bytes).toBeLessThan(PACED_FLOOD.bytes);
     reading.close();
   });
 });
