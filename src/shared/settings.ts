@@ -41,7 +41,10 @@ export const ProviderPrice = z.strictObject(
 );
 export type ProviderPrice = z.infer<typeof ProviderPrice>;
 
-/** Under the SDKs' 60 s: a slow model fails the response before the client gives up and retries. */
+/**
+ * A model that has not answered in 55 s fails the response. The SDKs' 60 s no longer binds it (a
+ * slow response is kept alive), but a hung provider should not hold a task for minutes.
+ */
 export const DEFAULT_MODEL_TIMEOUT_MS = 55_000;
 
 /** As the official OpenAI and Anthropic SDKs: a rate limit or an overload is tried twice more. */

@@ -1,4 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../src/shared/approvals.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
@@ -20,9 +23,19 @@ let server: TestServer;
 let fixtures: FixtureServer;
 let id: string;
 
+/** A model that takes 2 s to answer (a local one on a CPU takes minutes). */
+const slowModel = join(mkdtempSync(join(tmpdir(), 'benchtop-slow-model-')), 'slow.json');
+writeFileSync(
+  slowModel,
+  JSON.stringify({ delay_ms: 2000, turns: [{ output: [{ type: 'message', text: 'at last' }] }] }),
+);
+
 beforeAll(async () => {
   [server, fixtures] = await Promise.all([
-    startTestServer({}, { sse: { heartbeatMs: HEARTBEAT_MS } }),
+    startTestServer(
+      { models: { providers: { slow: { provider: 'scripted', script: slowModel } } } },
+      { sse: { heartbeatMs: HEARTBEAT_MS } },
+    ),
     startFixtureServer(),
   ]);
   const policies = await server.request('PUT', '/policies', [
@@ -176,5 +189,19 @@ describe('a streamed shell command', () => {
     expect(sdkLines(answer.text)).toEqual([
       { type: 'error', code: 'forbidden', message: 'denied: not this one' },
     ]);
+  });
+});
+
+describe('a response from a model slower than the client waits', () => {
+  it('is kept alive and answered once, as usual', async () => {
+    const answered = await post('/v1/responses', { model: 'slow', input: 'take your time' });
+    expect(answered.status).toBe(200);
+    expect(answered.text).toMatch(/^ +\{/);
+    const response = JSON.parse(answered.text);
+    expect(response).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(response.output)).toContain('at last');
+    // One model call: the client did not give up and send it again.
+    const usage = await server.request('GET', `/v1/usage?response_id=${response.id}`);
+    expect(usage.body.data).toHaveLength(1);
   });
 });

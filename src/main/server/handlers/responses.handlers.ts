@@ -16,6 +16,7 @@ import {
 } from '../../core/models/client-dialect.js';
 import { computerToolOf } from '../../core/models/model-provider.js';
 import { isTypedLightconeSdk } from '../client-sdk.js';
+import { keepWaiting } from '../keep-waiting.js';
 import type { Handlers } from '../register-routes.js';
 
 type ResponseRouteName =
@@ -36,10 +37,20 @@ function presented(req: Request, response: ResponseObject) {
 }
 
 export const responseHandlers = (core: Core): Pick<Handlers, ResponseRouteName> => ({
-  'responses.create': async ({ body, principal, req, openEvents }) => {
+  'responses.create': async ({ body, principal, req, res, openEvents }) => {
     const dialect = dialectFor(isTypedLightconeSdk(req.headers), body.tools);
     const request = readRequest(body, dialect);
     if (!body.stream) {
+      // A model slower than the SDKs' timeout (a local one, a raised timeout_ms): kept alive, so
+      // the SDK waits for this call instead of paying for it again. A model's failure is the
+      // response's own (status failed); what else fails after the status line says so the same way.
+      if (!body.background) {
+        keepWaiting(res, (error) => ({
+          object: 'response',
+          status: 'failed',
+          error: { code: error.code, message: error.message },
+        }));
+      }
       const started = await core.responses.create(principal.org, request);
       const response = body.background ? started.initial : await started.finished;
       return presentResponse(response, dialect);
