@@ -204,4 +204,17 @@ describe('a response from a model slower than the client waits', () => {
     const usage = await server.request('GET', `/v1/usage?response_id=${response.id}`);
     expect(usage.body.data).toHaveLength(1);
   });
+
+  it('a chat completion too', async () => {
+    const answered = await post('/v1/chat/completions', {
+      model: 'slow',
+      messages: [{ role: 'user', content: 'take your time' }],
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.text).toMatch(/^ +\{/);
+    expect(JSON.parse(answered.text)).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'at last' } }],
+    });
+  });
 });

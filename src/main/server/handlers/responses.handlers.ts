@@ -77,7 +77,12 @@ export const responseHandlers = (core: Core): Pick<Handlers, ResponseRouteName> 
     presented(req, core.responses.cancel(principal.org, params.id)),
 
   'models.list': () => ({ object: 'list', data: core.models.list() }),
-  'chat.completions': async ({ body, closed, openEvents }) => {
+  'chat.completions': async ({ body, closed, res, openEvents }) => {
+    // As a response: a slow model is waited for; a failure after the status line is the
+    // failure a stream ends with.
+    if (!body.stream) {
+      keepWaiting(res, (error) => ({ error: { code: error.code, message: error.message } }));
+    }
     const reply = await core.chat.complete(body, closed);
     if (reply.kind === 'json') return reply.completion;
     const stream = openEvents();
