@@ -21,9 +21,17 @@ let fixtures: FixtureServer;
 type Opened = { socket: WebSocket; messages: any[]; next(type: string): Promise<any> };
 
 /** Opens the computer's socket; every message it receives is kept, and can be waited for. */
-function open(id: string, key = server.key, headers: Record<string, string> = {}): Promise<Opened> {
+function open(
+  id: string,
+  key = server.key,
+  headers: Record<string, string> = {},
+  autoPong = true,
+): Promise<Opened> {
   const url = `${server.url.replace('http', 'ws')}/computers/${id}/ws`;
-  const socket = new WebSocket(url, { headers: { ...headers, authorization: `Bearer ${key}` } });
+  const socket = new WebSocket(url, {
+    headers: { ...headers, authorization: `Bearer ${key}` },
+    autoPong,
+  });
   const messages: any[] = [];
   const waiters: Array<() => void> = [];
   socket.on('message', (data: Buffer) => {
@@ -222,6 +230,29 @@ describe('a computer WebSocket', () => {
     ).toBeUndefined();
     reading.socket.close();
     await server.request('DELETE', `/computers/${id}`);
+  });
+
+  it('ends the socket of a client that stopped answering pings, and keeps one that answers', async () => {
+    // A server that pings every 0.2 s (15 s by default).
+    const heartbeatMs = 200;
+    const pinging = await startTestServer({}, { sse: { heartbeatMs } });
+    const main = server;
+    server = pinging;
+    try {
+      const id = await createComputer();
+      const answering = await open(id);
+      const silent = await open(id, server.key, {}, false);
+      const silentClosed = new Promise<number>((resolve) => silent.socket.once('close', resolve));
+      expect(await silentClosed).toBe(1006);
+      // Several heartbeats later, the client that answers its pings is still served.
+      await new Promise((resolve) => setTimeout(resolve, heartbeatMs * 4));
+      expect(answering.socket.readyState).toBe(WebSocket.OPEN);
+      expect((await send(answering, { id: 'still', type: 'wait', ms: 1 })).status).toBe('success');
+      answering.socket.close();
+    } finally {
+      server = main;
+      await pinging.close();
+    }
   });
 
   it("tells the SDKs' plain GET of it how to open it", async () => {

@@ -9,6 +9,7 @@ import type { Principal } from '../core/store/key-store.js';
 import { authenticate, takeRequest } from './auth.js';
 import { describeClient } from './client-sdk.js';
 import { finalStatus } from './handlers/streams.handlers.js';
+import { HEARTBEAT_MS } from './sse.js';
 import { admitOrRefuse, checkHostAndOrigin, textOf, type UpgradeEndpoint } from './upgrades.js';
 import { parseWith } from './validate.js';
 
@@ -46,6 +47,7 @@ type Sent = { id?: string | number; body: unknown; badId?: true };
 export function computerSocketEndpoint(
   core: Core,
   log: (message: string) => void,
+  heartbeatMs = HEARTBEAT_MS,
 ): UpgradeEndpoint {
   const sockets = new WebSocketServer({
     noServer: true,
@@ -61,6 +63,7 @@ export function computerSocketEndpoint(
         open.add(client);
         client.once('close', () => open.delete(client));
         serve(core, client, admitted, log);
+        keepChecking(client, heartbeatMs);
       });
     },
     close() {
@@ -142,6 +145,23 @@ function serve(core: Core, client: WebSocket, admitted: Admitted, log: (message:
     unsubscribe();
     gone.abort();
   });
+}
+
+/**
+ * Pings the client every heartbeat; one that has not answered the last ping by the next is gone
+ * (a laptop closed, a network dropped without a word) and its socket is ended, with its events
+ * subscription. Clients answer pings by themselves (the WebSocket protocol's pong).
+ */
+function keepChecking(client: WebSocket, heartbeatMs: number): void {
+  let answered = true;
+  client.on('pong', () => (answered = true));
+  const timer = setInterval(() => {
+    if (!answered) return client.terminate();
+    answered = false;
+    client.ping();
+  }, heartbeatMs);
+  timer.unref();
+  client.once('close', () => clearInterval(timer));
 }
 
 const idOf = (sent: Sent) => (sent.id === undefined ? {} : { id: sent.id });

@@ -73,7 +73,7 @@ export async function startServer(
   server.on('clientError', answerClientError);
   const log = options.log ?? ((message: string) => console.error(message));
   const cdp = cdpEndpoint(core, log);
-  const computerSocket = computerSocketEndpoint(core, log);
+  const computerSocket = computerSocketEndpoint(core, log, options.sse?.heartbeatMs);
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://benchtop').pathname;
     const endpoint = COMPUTER_SOCKET_PATH.test(path) ? computerSocket : cdp;
