@@ -280,6 +280,29 @@ describe('what a client sends', () => {
   });
 });
 
+describe('a client gone without a word', () => {
+  it('is ended when it stops answering pings; one that answers stays attached', async () => {
+    // A server that pings every 0.2 s (15 s by default).
+    const heartbeatMs = 200;
+    const pinging = await startTestServer({}, { sse: { heartbeatMs } });
+    try {
+      const created = await pinging.request<Computer>('POST', '/computers', { cdp: true });
+      const url = created.body.cdp_url!;
+      const silent = new WebSocket(url, { autoPong: false });
+      const silentClosed = new Promise<number>((resolve) => silent.once('close', resolve));
+      const browser = await chromium.connectOverCDP(url);
+      expect(await silentClosed).toBe(1006);
+      await new Promise((resolve) => setTimeout(resolve, heartbeatMs * 4));
+      expect(browser.isConnected()).toBe(true);
+      const page = browser.contexts()[0]!.pages()[0]!;
+      expect(await page.evaluate(() => 6 * 7)).toBe(42);
+      await browser.close();
+    } finally {
+      await pinging.close();
+    }
+  });
+});
+
 describe('the end of a computer', () => {
   it('closes open connections and its Chromium, and refuses its URL from then on', async () => {
     const computer = await createCdp();

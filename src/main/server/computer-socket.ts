@@ -10,7 +10,13 @@ import { authenticate, takeRequest } from './auth.js';
 import { describeClient } from './client-sdk.js';
 import { finalStatus } from './handlers/streams.handlers.js';
 import { HEARTBEAT_MS } from './sse.js';
-import { admitOrRefuse, checkHostAndOrigin, textOf, type UpgradeEndpoint } from './upgrades.js';
+import {
+  admitOrRefuse,
+  checkHostAndOrigin,
+  keepChecking,
+  textOf,
+  type UpgradeEndpoint,
+} from './upgrades.js';
 import { parseWith } from './validate.js';
 
 /** /computers/{id}/ws: the path of a computer's WebSocket. */
@@ -145,23 +151,6 @@ function serve(core: Core, client: WebSocket, admitted: Admitted, log: (message:
     unsubscribe();
     gone.abort();
   });
-}
-
-/**
- * Pings the client every heartbeat; one that has not answered the last ping by the next is gone
- * (a laptop closed, a network dropped without a word) and its socket is ended, with its events
- * subscription. Clients answer pings by themselves (the WebSocket protocol's pong).
- */
-function keepChecking(client: WebSocket, heartbeatMs: number): void {
-  let answered = true;
-  client.on('pong', () => (answered = true));
-  const timer = setInterval(() => {
-    if (!answered) return client.terminate();
-    answered = false;
-    client.ping();
-  }, heartbeatMs);
-  timer.unref();
-  client.once('close', () => clearInterval(timer));
 }
 
 const idOf = (sent: Sent) => (sent.id === undefined ? {} : { id: sent.id });

@@ -72,7 +72,7 @@ export async function startServer(
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   const log = options.log ?? ((message: string) => console.error(message));
-  const cdp = cdpEndpoint(core, log);
+  const cdp = cdpEndpoint(core, log, options.sse?.heartbeatMs);
   const computerSocket = computerSocketEndpoint(core, log, options.sse?.heartbeatMs);
   server.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://benchtop').pathname;

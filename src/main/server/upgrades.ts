@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
 import type { Core } from '../core/create-core.js';
 import { BenchtopError } from '../core/errors.js';
@@ -83,4 +83,22 @@ export function textOf(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return Buffer.from(data).toString('utf8');
+}
+
+/**
+ * Pings the client every heartbeat; one that has not answered the last ping by the next is gone
+ * (a laptop closed, a network dropped without a word) and its socket is ended, with what it held
+ * (an events subscription, a connection to the browser). Clients answer pings by themselves (the
+ * WebSocket protocol's pong).
+ */
+export function keepChecking(client: WebSocket, heartbeatMs: number): void {
+  let answered = true;
+  client.on('pong', () => (answered = true));
+  const timer = setInterval(() => {
+    if (!answered) return client.terminate();
+    answered = false;
+    client.ping();
+  }, heartbeatMs);
+  timer.unref();
+  client.once('close', () => clearInterval(timer));
 }

@@ -2,7 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
-import { admitOrRefuse, checkHostAndOrigin, textOf, type UpgradeEndpoint } from '../upgrades.js';
+import { HEARTBEAT_MS } from '../sse.js';
+import {
+  admitOrRefuse,
+  checkHostAndOrigin,
+  keepChecking,
+  textOf,
+  type UpgradeEndpoint,
+} from '../upgrades.js';
 import { answeredId, screenClientMessage } from './cdp-messages.js';
 
 type CdpDoor = ReturnType<Core['computers']['cdpDoor']>;
@@ -19,7 +26,11 @@ const HIGH_WATER = 8 * MIB;
  * Accepted, each client gets its own connection to the browser, and frames pass both ways,
  * checked on the way in (cdp-messages.ts). URLs are never logged: they carry the token.
  */
-export function cdpEndpoint(core: Core, log: (message: string) => void): UpgradeEndpoint {
+export function cdpEndpoint(
+  core: Core,
+  log: (message: string) => void,
+  heartbeatMs = HEARTBEAT_MS,
+): UpgradeEndpoint {
   const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const open = new Set<WebSocket>();
   return {
@@ -30,6 +41,7 @@ export function cdpEndpoint(core: Core, log: (message: string) => void): Upgrade
         open.add(client);
         client.once('close', () => open.delete(client));
         bridge(client, door);
+        keepChecking(client, heartbeatMs);
       });
     },
     close() {
