@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { WebSocket, type RawData } from 'ws';
 import { ExecuteBody, type ActionResult } from '../../shared/actions.js';
-import { MAX_ID_LENGTH, Id } from '../../shared/contract/route.js';
+import { IdParams } from '../../shared/contract/route.js';
 import type { ComputerSession } from '../core/computers/computer-session.js';
 import type { Core } from '../core/create-core.js';
 import { BenchtopError } from '../core/errors.js';
@@ -10,13 +10,8 @@ import { authenticate, takeRequest } from './auth.js';
 import { describeClient } from './client-sdk.js';
 import { finalStatus } from './handlers/streams.handlers.js';
 import { HEARTBEAT_MS } from './sse.js';
-import {
-  admitOrRefuse,
-  checkHostAndOrigin,
-  keepChecking,
-  textOf,
-  type UpgradeEndpoint,
-} from './upgrades.js';
+import { parseParams } from './register-routes.js';
+import { checkHostAndOrigin, textOf, webSocketDoor, type UpgradeEndpoint } from './upgrades.js';
 import { parseWith } from './validate.js';
 
 /** /computers/{id}/ws: the path of a computer's WebSocket. */
@@ -55,28 +50,14 @@ export function computerSocketEndpoint(
   log: (message: string) => void,
   heartbeatMs = HEARTBEAT_MS,
 ): UpgradeEndpoint {
-  const sockets = new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
+  return webSocketDoor({
+    what: 'computer WebSocket',
+    log,
+    heartbeatMs,
     maxPayload: MAX_MESSAGE_BYTES,
+    admit: (req) => admit(core, req),
+    serve: (client, admitted) => serve(core, client, admitted, log),
   });
-  const open = new Set<WebSocket>();
-  return {
-    upgrade(req, socket, head) {
-      const admitted = admitOrRefuse(socket, log, 'computer WebSocket', () => admit(core, req));
-      if (!admitted) return;
-      sockets.handleUpgrade(req, socket, head, (client) => {
-        open.add(client);
-        client.once('close', () => open.delete(client));
-        serve(core, client, admitted, log);
-        keepChecking(client, heartbeatMs);
-      });
-    },
-    close() {
-      for (const client of open) client.terminate();
-      sockets.close();
-    },
-  };
 }
 
 function admit(core: Core, req: IncomingMessage): Admitted {
@@ -91,14 +72,9 @@ function admit(core: Core, req: IncomingMessage): Admitted {
   } catch {
     // Not an id Benchtop hands out: not found below.
   }
-  if (!Id.safeParse(id).success) {
-    throw new BenchtopError(
-      'not_found',
-      `no id "${id.slice(0, 40)}": ids are 1 to ${MAX_ID_LENGTH} letters, digits, "_", "-" or "."`,
-      { path: ['id'] },
-    );
-  }
-  const session = core.computers.get(principal.org, id);
+  // As a route's path is read: an id Benchtop cannot have handed out is not found.
+  const { id: computerId } = parseParams(IdParams, { id }) as { id: string };
+  const session = core.computers.get(principal.org, computerId);
   return { principal, key, session, requester: describeClient(req.headers, principal) };
 }
 

@@ -196,7 +196,7 @@ function isInvalidRequest(error: unknown): error is BenchtopError {
 }
 
 /** An id the contract cannot have handed out is not found, like one it did and forgot. */
-function parseParams(schema: z.ZodObject, params: Record<string, string>): unknown {
+export function parseParams(schema: z.ZodObject, params: Record<string, string>): unknown {
   const result = schema.safeParse(params);
   if (result.success) return result.data;
   const name = String(result.error.issues[0]!.path[0] ?? 'id');

@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { RawData, WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../shared/errors.js';
 import type { Core } from '../core/create-core.js';
 import { BenchtopError } from '../core/errors.js';
@@ -35,11 +35,49 @@ export function checkHostAndOrigin(core: Core, req: IncomingMessage): void {
 }
 
 /**
+ * A WebSocket endpoint of the server: each upgrade admitted (or refused with the contract's
+ * error), each accepted client served and pinged (keepChecking), every one ended when Benchtop
+ * closes. `what` names it in the log.
+ */
+export function webSocketDoor<T>(door: {
+  what: string;
+  log: (message: string) => void;
+  heartbeatMs: number;
+  /** Larger messages close the socket (1009); ws's own bound otherwise. */
+  maxPayload?: number;
+  admit: (req: IncomingMessage) => T;
+  serve: (client: WebSocket, admitted: T) => void;
+}): UpgradeEndpoint {
+  const sockets = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    ...(door.maxPayload !== undefined && { maxPayload: door.maxPayload }),
+  });
+  const open = new Set<WebSocket>();
+  return {
+    upgrade(req, socket, head) {
+      const admitted = admitOrRefuse(socket, door.log, door.what, () => door.admit(req));
+      if (admitted === undefined) return;
+      sockets.handleUpgrade(req, socket, head, (client) => {
+        open.add(client);
+        client.once('close', () => open.delete(client));
+        door.serve(client, admitted);
+        keepChecking(client, door.heartbeatMs);
+      });
+    },
+    close() {
+      for (const client of open) client.terminate();
+      sockets.close();
+    },
+  };
+}
+
+/**
  * Admits an upgrade or answers it: a refused client gets a status line and the contract's error
  * body, never a WebSocket; what admit throws that is not a BenchtopError is logged (never the
  * URL, which may carry a token) and answered as internal.
  */
-export function admitOrRefuse<T>(
+function admitOrRefuse<T>(
   socket: Duplex,
   log: (message: string) => void,
   what: string,
@@ -91,7 +129,7 @@ export function textOf(data: RawData): string {
  * (an events subscription, a connection to the browser). Clients answer pings by themselves (the
  * WebSocket protocol's pong).
  */
-export function keepChecking(client: WebSocket, heartbeatMs: number): void {
+function keepChecking(client: WebSocket, heartbeatMs: number): void {
   let answered = true;
   client.on('pong', () => (answered = true));
   const timer = setInterval(() => {

@@ -1,15 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { WebSocket, type RawData } from 'ws';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError } from '../../core/errors.js';
 import { HEARTBEAT_MS } from '../sse.js';
-import {
-  admitOrRefuse,
-  checkHostAndOrigin,
-  keepChecking,
-  textOf,
-  type UpgradeEndpoint,
-} from '../upgrades.js';
+import { checkHostAndOrigin, textOf, webSocketDoor, type UpgradeEndpoint } from '../upgrades.js';
 import { answeredId, screenClientMessage } from './cdp-messages.js';
 
 type CdpDoor = ReturnType<Core['computers']['cdpDoor']>;
@@ -31,24 +25,13 @@ export function cdpEndpoint(
   log: (message: string) => void,
   heartbeatMs = HEARTBEAT_MS,
 ): UpgradeEndpoint {
-  const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  const open = new Set<WebSocket>();
-  return {
-    upgrade(req, socket, head) {
-      const door = admitOrRefuse(socket, log, 'CDP', () => admit(core, req));
-      if (!door) return;
-      sockets.handleUpgrade(req, socket, head, (client) => {
-        open.add(client);
-        client.once('close', () => open.delete(client));
-        bridge(client, door);
-        keepChecking(client, heartbeatMs);
-      });
-    },
-    close() {
-      for (const client of open) client.terminate();
-      sockets.close();
-    },
-  };
+  return webSocketDoor({
+    what: 'CDP',
+    log,
+    heartbeatMs,
+    admit: (req) => admit(core, req),
+    serve: bridge,
+  });
 }
 
 /** The computer a request may attach to, or the BenchtopError that refuses it. */
