@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../src/shared/approvals.js';
+import {
+  startFakeChatCompletions,
+  type FakeChatCompletions,
+} from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -21,6 +25,7 @@ const PAY = { x: 100, y: 60 };
 
 let server: TestServer;
 let fixtures: FixtureServer;
+let local: FakeChatCompletions;
 let id: string;
 
 /** A model that takes 2 s to answer (a local one on a CPU takes minutes). */
@@ -31,9 +36,17 @@ writeFileSync(
 );
 
 beforeAll(async () => {
+  local = await startFakeChatCompletions();
   [server, fixtures] = await Promise.all([
     startTestServer(
-      { models: { providers: { slow: { provider: 'scripted', script: slowModel } } } },
+      {
+        models: {
+          providers: {
+            slow: { provider: 'scripted', script: slowModel },
+            local: { provider: 'openai-compatible', base_url: local.url },
+          },
+        },
+      },
       { sse: { heartbeatMs: HEARTBEAT_MS } },
     ),
     startFixtureServer(),
@@ -60,7 +73,7 @@ beforeAll(async () => {
   expect(shown.body.status, shown.text).toBe('success');
 });
 afterAll(async () => {
-  await Promise.all([server?.close(), fixtures?.close()]);
+  await Promise.all([server?.close(), fixtures?.close(), local?.close()]);
 });
 
 type Sent = { status: number; contentType: string | undefined; text: string };
@@ -109,6 +122,14 @@ function sdkLines(text: string): unknown[] {
   const parts = text.split('\n');
   expect(parts.pop(), 'the answer ends with a newline').toBe('');
   return parts.map((part) => JSON.parse(part) as unknown);
+}
+
+/** The data of each event of an SSE answer, as the SDKs read them (comments skipped). */
+function sseData(text: string): unknown[] {
+  return text
+    .split('\n\n')
+    .flatMap((block) => block.split('\n').filter((line) => line.startsWith('data: ')))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as unknown);
 }
 
 const pending = (): Promise<Approval> =>
@@ -215,6 +236,43 @@ describe('a response from a model slower than the client waits', () => {
     expect(JSON.parse(answered.text)).toMatchObject({
       object: 'chat.completion',
       choices: [{ message: { content: 'at last' } }],
+    });
+  });
+});
+
+describe('a streamed chat completion from a model slow to its first token', () => {
+  const asked = (model: string) => ({
+    model,
+    stream: true,
+    messages: [{ role: 'user', content: 'take your time' }],
+  });
+
+  it('is kept alive and brings every chunk', async () => {
+    const answered = await post('/v1/chat/completions', asked('slow'));
+    expect(answered.status).toBe(200);
+    expect(answered.contentType).toMatch(/^text\/event-stream/);
+    const chunks = sseData(answered.text) as Array<{
+      choices: Array<{ delta: { content?: string } }>;
+    }>;
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    expect(text).toBe('at last');
+  });
+
+  it('a failure once it opened is its last event', async () => {
+    local.reply({
+      status: 400,
+      delayMs: 1000,
+      json: { error: { message: 'the prompt is longer than the context' } },
+    });
+    const answered = await post('/v1/chat/completions', asked('local'));
+    expect(answered.status).toBe(200);
+    const events = sseData(answered.text);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      error: {
+        code: 'model_error',
+        message: expect.stringContaining('the prompt is longer than the context'),
+      },
     });
   });
 });

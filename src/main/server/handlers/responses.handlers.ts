@@ -14,10 +14,11 @@ import {
   readRequest,
   type ClientDialect,
 } from '../../core/models/client-dialect.js';
-import { computerToolOf } from '../../core/models/model-provider.js';
+import { computerToolOf, type ChatReply } from '../../core/models/model-provider.js';
 import { isTypedLightconeSdk } from '../client-sdk.js';
 import { keepWaiting } from '../keep-waiting.js';
 import type { Handlers } from '../register-routes.js';
+import { heartbeatMsOf, type SseStream } from '../sse.js';
 
 type ResponseRouteName =
   | 'responses.create'
@@ -77,28 +78,54 @@ export const responseHandlers = (core: Core): Pick<Handlers, ResponseRouteName> 
     presented(req, core.responses.cancel(principal.org, params.id)),
 
   'models.list': () => ({ object: 'list', data: core.models.list() }),
-  'chat.completions': async ({ body, closed, res, openEvents }) => {
+  'chat.completions': async ({ body, closed, req, res, openEvents }) => {
     // As a response: a slow model is waited for; a failure after the status line is the
     // failure a stream ends with.
     if (!body.stream) {
       keepWaiting(res, (error) => ({ error: { code: error.code, message: error.message } }));
     }
-    const reply = await core.chat.complete(body, closed);
+    // A stream opens when the model starts answering, so that a refused key or a dead server is
+    // still a status; but a model slow to its first token (a local one on a CPU) would leave the
+    // SDKs' read timeout to end the request first. After a heartbeat of silence it opens anyway,
+    // its comments keep it alive, and a failure from then on is its last event.
+    let stream: SseStream | undefined;
+    const opening = body.stream
+      ? setTimeout(() => {
+          if (!closed.aborted) stream = openEvents();
+        }, heartbeatMsOf(req))
+      : undefined;
+    let reply: ChatReply;
+    try {
+      reply = await core.chat.complete(body, closed);
+    } catch (error) {
+      if (!stream) throw error;
+      endWithFailure(stream, error);
+      return undefined;
+    } finally {
+      clearTimeout(opening);
+    }
+    // Only a request without `stream` is answered whole: providers stream every other.
     if (reply.kind === 'json') return reply.completion;
-    const stream = openEvents();
+    stream ??= openEvents();
     try {
       for await (const chunk of reply.chunks) {
         if (stream.closed) break;
         stream.send(chunk);
       }
     } catch (error) {
-      // Headers are gone: the failure travels as a last event, as OpenAI's streams do.
-      const failure = toHttpError(error) as { code?: string; message?: string };
-      if (!stream.closed) {
-        stream.send({ error: { code: failure.code ?? 'internal', message: failure.message } });
-      }
+      endWithFailure(stream, error);
+      return undefined;
     }
     stream.end();
     return undefined;
   },
 });
+
+/** The headers are gone: the failure travels as a last event, as OpenAI's streams do. */
+function endWithFailure(stream: SseStream, error: unknown): void {
+  const failure = toHttpError(error) as { code?: string; message?: string };
+  if (!stream.closed) {
+    stream.send({ error: { code: failure.code ?? 'internal', message: failure.message } });
+  }
+  stream.end();
+}
