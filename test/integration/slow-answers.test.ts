@@ -240,6 +240,86 @@ describe('a response from a model slower than the client waits', () => {
   });
 });
 
+/**
+ * Sends a request as an SDK does and goes away once `leave` says so, given the text so far (a
+ * program ended mid-call).
+ */
+function sendAndLeave(
+  path: string,
+  body: unknown,
+  leave: (text: string) => boolean,
+): Promise<void> {
+  const url = new URL(path, server.url);
+  return new Promise((resolve) => {
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${server.key}`,
+        'content-type': 'application/json',
+        ...SDK_HEADERS.currentPython,
+      },
+    });
+    let text = '';
+    const check = () => {
+      if (!leave(text)) return;
+      req.destroy();
+      resolve();
+    };
+    req.on('response', (res: IncomingMessage) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        check();
+      });
+    });
+    req.on('error', () => resolve());
+    req.end(JSON.stringify(body));
+    // Whatever came by then: a non-streamed answer sends nothing before the model is done.
+    setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, 300);
+  });
+}
+
+/** The model calls of the slow model since `since`, once there is one. */
+const slowCallSince = (since: string) =>
+  eventually(async () => {
+    const usage = await server.request('GET', `/v1/usage?since=${since}`);
+    return (usage.body.data as Array<{ model: string; response_id: string; error: string | null }>)
+      .filter((row) => row.model === 'slow')
+      .at(0);
+  });
+
+describe('a response whose client went away', () => {
+  it('is cancelled, and its model call with it', async () => {
+    const since = new Date().toISOString();
+    await sendAndLeave('/v1/responses', { model: 'slow', input: 'never mind' }, () => false);
+    const call = await slowCallSince(since);
+    expect(call.error).toBe('cancelled');
+    const response = await server.request('GET', `/v1/responses/${call.response_id}`);
+    expect(response.body.status).toBe('cancelled');
+  });
+
+  it('streamed too', async () => {
+    const since = new Date().toISOString();
+    let id: string | undefined;
+    await sendAndLeave(
+      '/v1/responses',
+      { model: 'slow', input: 'never mind', stream: true },
+      (text) => {
+        id = /"id":"(resp_[^"]+)"/.exec(text)?.[1];
+        return id !== undefined;
+      },
+    );
+    expect(id, 'the stream named its response').toBeDefined();
+    const call = await slowCallSince(since);
+    expect(call).toMatchObject({ response_id: id, error: 'cancelled' });
+    const response = await server.request('GET', `/v1/responses/${id}`);
+    expect(response.body.status).toBe('cancelled');
+  });
+});
+
 describe('a streamed chat completion from a model slow to its first token', () => {
   const asked = (model: string) => ({
     model,

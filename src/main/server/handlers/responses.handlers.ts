@@ -38,9 +38,13 @@ function presented(req: Request, response: ResponseObject) {
 }
 
 export const responseHandlers = (core: Core): Pick<Handlers, ResponseRouteName> => ({
-  'responses.create': async ({ body, principal, req, res, openEvents }) => {
+  'responses.create': async ({ body, principal, req, res, closed, openEvents }) => {
     const dialect = dialectFor(isTypedLightconeSdk(req.headers), body.tools);
     const request = readRequest(body, dialect);
+    // A response nobody waits for any more is cancelled: the client that asked left (its
+    // program ended), and a model call going on would be paid for, or keep a local model busy,
+    // for an answer nobody reads. One in the background is meant to outlive its request.
+    const signal = body.background ? undefined : closed;
     if (!body.stream) {
       // A model slower than the SDKs' timeout (a local one, a raised timeout_ms): kept alive, so
       // the SDK waits for this call instead of paying for it again. A model's failure is the
@@ -52,7 +56,7 @@ export const responseHandlers = (core: Core): Pick<Handlers, ResponseRouteName> 
           error: { code: error.code, message: error.message },
         }));
       }
-      const started = await core.responses.create(principal.org, request);
+      const started = await core.responses.create(principal.org, request, { signal });
       const response = body.background ? started.initial : await started.finished;
       return presentResponse(response, dialect);
     }
@@ -61,6 +65,7 @@ export const responseHandlers = (core: Core): Pick<Handlers, ResponseRouteName> 
     let deliver = (event: ResponseStreamEvent): void => void pending.push(event);
     const started = await core.responses.create(principal.org, request, {
       onEvent: (event) => deliver(event),
+      signal,
     });
     const stream = openEvents();
     const display = computerToolOf(body.tools);
