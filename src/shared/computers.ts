@@ -80,6 +80,13 @@ const lifetimeFields = {
 export const ComputerStatus = z.object(lifetimeFields).meta({ id: 'ComputerStatus' });
 export type ComputerStatus = z.infer<typeof ComputerStatus>;
 
+/** Who ended a computer on request (termination_reason deleted). */
+export const EndedBy = z
+  .string()
+  .describe(
+    'Who ended it, when termination_reason is deleted: the client and the prefix of its key ("Python SDK 2.39.0 (key sk_5bRW…)", "MCP client Claude 0.9 (key …)"), "a person in the window", or "its task task_…".',
+  );
+
 export const Computer = z
   .object({
     ...lifetimeFields,
@@ -103,6 +110,7 @@ export const Computer = z
       ),
     terminated_at: Timestamp.optional(),
     termination_reason: TerminationReason.optional(),
+    ended_by: EndedBy.optional(),
   })
   .meta({ id: 'Computer' });
 export type Computer = z.infer<typeof Computer>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
-import { TerminationReason } from './computers.js';
+import { EndedBy, TerminationReason } from './computers.js';
 import { Approval, READ_TYPES } from './approvals.js';
 
 /** What approval_required says, on the computer's stream and a task's. */
@@ -113,6 +113,7 @@ export const StatusEvent = z
     ...eventBase,
     status: z.literal('terminated'),
     termination_reason: TerminationReason,
+    ended_by: EndedBy.optional(),
   })
   .meta({ id: 'StatusEvent' });
 

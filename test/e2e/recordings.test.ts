@@ -237,7 +237,10 @@ describe('the Recordings view', () => {
     await actions.getByRole('button', { name: /type “recorded”/ }).waitFor();
     // Its last line says how it ended (its tabs closing as it did are not lines of their own).
     const lines = actions.locator('.mark-text');
-    await lines.last().filter({ hasText: 'ended: it was ended on request' }).waitFor();
+    await lines
+      .last()
+      .filter({ hasText: `ended: it was ended by node (key ${server.key.slice(0, 7)}…) (deleted)` })
+      .waitFor();
     expect(await lines.filter({ hasText: 'tab closed' }).count()).toBe(0);
 
     // Reads of the computer (the HTML the test looked at) are listed only on request.

@@ -449,6 +449,13 @@ describe('sessions and the live view', () => {
     await page.locator(`tr[data-computer-id="${computerId}"]`).waitFor({ state: 'detached' });
     const after = await server.request('GET', `/computers/${computerId}`);
     expect(after.body).toMatchObject({ status: 'terminated', termination_reason: 'deleted' });
+    // Its own page says who ended it.
+    await page.goto(`${page.url().split('#')[0]}#/computers/${computerId}`);
+    await page
+      .locator('.notice', {
+        hasText: /it was ended by a person in the window \(key sk_\w+…\) \(deleted\)/,
+      })
+      .waitFor();
   });
 
   it('keeps what the ended computer downloaded on its recording page', async () => {

@@ -5,7 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/main/core/computers/browser/find-chromium.js';
 import type { ActionResult } from '../../src/shared/actions.js';
 import type { Computer, ComputerStatus } from '../../src/shared/computers.js';
+import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { ROUTES } from '../helpers/routes.js';
+import { SseReader } from '../helpers/sse.js';
 import {
   eventually,
   startTestServer,
@@ -283,6 +285,29 @@ describe('lifecycle', () => {
     }
   });
 
+  it('a computer ended on request says who asked: the client and its key, or a person in the window', async () => {
+    const prefix = `key ${server.key.slice(0, 7)}…`;
+    const bySdk = await create();
+    const events = await SseReader.open(`${server.url}/computers/${bySdk.id}/events`, server.key);
+    const ended = await server.request('DELETE', `/computers/${bySdk.id}`, undefined, {
+      headers: SDK_HEADERS.currentPython,
+    });
+    expect(ended.status).toBe(204);
+    expect((await get(bySdk.id)).ended_by).toBe(`Python SDK 2.39.0 (${prefix})`);
+    const status = (await events.all()).map((event) => event.data as Record<string, unknown>);
+    expect(status.at(-1)).toMatchObject({
+      type: 'status',
+      termination_reason: 'deleted',
+      ended_by: `Python SDK 2.39.0 (${prefix})`,
+    });
+
+    const byWindow = await create();
+    await server.request('DELETE', `/computers/${byWindow.id}`, undefined, {
+      headers: { 'x-benchtop-source': 'live-view' },
+    });
+    expect((await get(byWindow.id)).ended_by).toBe(`a person in the window (${prefix})`);
+  });
+
   it('context_id is echoed in create, retrieve and list', async () => {
     const computer = await create({ context_id: 'run-42/step-7' });
     expect(computer.context_id).toBe('run-42/step-7');
@@ -323,6 +348,7 @@ describe('lifetimes', () => {
       return current.status === 'terminated' && current;
     }, 5000);
     expect(ended.termination_reason).toBe('idle_timeout');
+    expect(ended).not.toHaveProperty('ended_by');
     const deadline = ms(ended.last_activity_at) + 1000;
     const late = ms(ended.terminated_at) - deadline;
     expect(late, `terminated ${late} ms after the idle deadline`).toBeGreaterThanOrEqual(0);

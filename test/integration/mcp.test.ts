@@ -144,6 +144,10 @@ describe('MCP over Streamable HTTP', () => {
 
     await ok(client, 'delete_computer');
     expect(textOf(await call(client, 'html'))).toMatch(/no current computer/);
+    const ended = await server.request('GET', `/computers/${id}`);
+    expect(ended.body.ended_by).toBe(
+      `MCP client benchtop-test 1.0.0 (key ${server.key.slice(0, 7)}…)`,
+    );
   });
 
   // Eight contexts created at once on two cores shared with other suites take their time.

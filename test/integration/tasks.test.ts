@@ -167,6 +167,7 @@ describe('a task from start to end', () => {
     expect(done).toMatchObject({ status: 'completed', result: '42', steps: 1 });
     const computer = await server.request('GET', `/computers/${started.body.computer_id}`);
     expect(computer.body.status).toBe('terminated');
+    expect(computer.body.ended_by).toBe(`its task ${started.body.task_id}`);
     expect(computer.body.display).toMatchObject({ width: 1024, height: 600 });
     const list = (await server.request('GET', '/agent/tasks')).body as Array<{ task_id: string }>;
     expect(list[0]!.task_id).toBe(started.body.task_id);

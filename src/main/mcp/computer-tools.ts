@@ -95,7 +95,7 @@ export function registerComputerTools(server: McpServer, session: McpSession): v
     ({ computer_id }) =>
       guarded(async () => {
         const id = computer_id ?? session.computerId();
-        await core.computers.delete(org, id);
+        await core.computers.delete(org, id, session.requester());
         if (session.currentId() === id) session.use(undefined);
         return answer(`Computer ${id} was shut down.`);
       }),

@@ -41,6 +41,18 @@ export function describeClient(headers: IncomingHttpHeaders, principal: Principa
   return requesterName(clientName(headers), principal.keyPrefix);
 }
 
+/** The window's live view marks what a person sends from it (x-benchtop-source: live-view). */
+export function fromTheWindow(headers: IncomingHttpHeaders): boolean {
+  return headers['x-benchtop-source'] === 'live-view';
+}
+
+/** Who ended a computer on request: a person in the window, or the client that asked. */
+export function describeEnder(headers: IncomingHttpHeaders, principal: Principal): string {
+  return fromTheWindow(headers)
+    ? requesterName('a person in the window', principal.keyPrefix)
+    : describeClient(headers, principal);
+}
+
 function clientName(headers: IncomingHttpHeaders): string | undefined {
   const agent = printable(first(headers['user-agent']) ?? '');
   const lang = SDK_LANGUAGES[first(headers['x-stainless-lang']) ?? ''];

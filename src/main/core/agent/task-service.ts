@@ -73,7 +73,9 @@ export class TaskService {
       this.deps.store.insert(org, task);
     } catch (error) {
       // Nobody could follow or end a task that was never stored: the computer made for it goes.
-      if (!body.computer_id) await this.deps.computers.delete(org, session.id).catch(() => {});
+      if (!body.computer_id) {
+        await this.deps.computers.delete(org, session.id, endedByTask(task)).catch(() => {});
+      }
       throw asStorageError('store the task', error);
     }
     const run = new TaskRun(task, session, this.deps, {
@@ -82,7 +84,7 @@ export class TaskService {
       screenshotMode: body.screenshot_mode,
       ownsComputer,
       stallDetection: body.stall_detection,
-      endComputer: () => this.deps.computers.delete(org, session.id),
+      endComputer: () => this.deps.computers.delete(org, session.id, endedByTask(task)),
       ...(replay && { replay }),
     });
     this.runs.set(task.task_id, run);
@@ -256,3 +258,6 @@ function kindOf(steps: readonly RecordedStep[]): 'browser' | 'desktop' {
   if (steps.some((step) => step.check?.url)) return 'browser';
   return steps.some((step) => step.check?.region_hash) ? 'desktop' : 'browser';
 }
+
+/** Who ended a computer a task made for itself, when the task ended. */
+const endedByTask = (task: { task_id: string }) => `its task ${task.task_id}`;

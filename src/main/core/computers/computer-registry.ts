@@ -261,8 +261,9 @@ export class ComputerRegistry {
     );
   }
 
-  async delete(org: string, id: string): Promise<void> {
-    await this.terminate(this.get(org, id), 'deleted');
+  /** Ends a computer on request; `by` says who asked (see Computer's ended_by). */
+  async delete(org: string, id: string, by?: string): Promise<void> {
+    await this.terminate(this.get(org, id), 'deleted', by);
   }
 
   keepalive(org: string, id: string): ComputerSession {
@@ -287,15 +288,17 @@ export class ComputerRegistry {
     this.timers.set(session.id, cancel);
   }
 
-  async terminate(session: ComputerSession, reason: TerminationReason): Promise<void> {
+  async terminate(session: ComputerSession, reason: TerminationReason, by?: string): Promise<void> {
     if (session.status === 'terminated') return;
     session.status = 'terminated';
     session.terminatedAt = this.clock.now();
     session.terminationReason = reason;
+    session.endedBy = by;
     this.deps.events.publish(session.id, {
       type: 'status',
       status: 'terminated',
       termination_reason: reason,
+      ...(by !== undefined && { ended_by: by }),
     });
     session.ended.abort();
     this.unclaim(session.id);

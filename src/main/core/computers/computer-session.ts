@@ -41,6 +41,8 @@ export class ComputerSession {
   status: 'running' | 'terminated' = 'running';
   terminatedAt: number | undefined;
   terminationReason: TerminationReason | undefined;
+  /** Who ended it on request (termination reason deleted), for a person who wonders. */
+  endedBy: string | undefined;
   /** Aborted when the computer ends, so waits and commands stop with it. */
   readonly ended = new AbortController();
   private queue: Promise<unknown> = Promise.resolve();
@@ -170,6 +172,7 @@ export class ComputerSession {
       ...(this.terminatedAt !== undefined && {
         terminated_at: iso(this.terminatedAt),
         termination_reason: this.terminationReason,
+        ...(this.endedBy !== undefined && { ended_by: this.endedBy }),
       }),
     };
   }

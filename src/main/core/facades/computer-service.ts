@@ -90,8 +90,9 @@ export class ComputerService {
     return { browserUrl, downloadsDir, tabOpening, busyUntil, ended: session.ended.signal, touch };
   }
 
-  delete(org: string, id: string): Promise<void> {
-    return this.deps.registry.delete(org, id);
+  /** Ends a computer on request; `by` names who asked ("Python SDK 2.39.0 (key sk_…)"). */
+  delete(org: string, id: string, by?: string): Promise<void> {
+    return this.deps.registry.delete(org, id, by);
   }
 
   /**

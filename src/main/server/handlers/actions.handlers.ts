@@ -12,6 +12,7 @@ import type { ErrorBody } from '../../../shared/errors.js';
 import type { z } from 'zod';
 import type { Core } from '../../core/create-core.js';
 import { BenchtopError, type FieldPath } from '../../core/errors.js';
+import { fromTheWindow } from '../client-sdk.js';
 import { keepWaiting } from '../keep-waiting.js';
 import type { Handler, Handlers } from '../register-routes.js';
 
@@ -38,7 +39,7 @@ const flattenDebug = (path: FieldPath) => (path[0] === 'debug' ? path.slice(1) :
 
 /** The window's live view marks the actions a person sends, so the recording can tell them apart. */
 const sourceOf = (req: Request): 'live_view' | undefined =>
-  req.headers['x-benchtop-source'] === 'live-view' ? 'live_view' : undefined;
+  fromTheWindow(req.headers) ? 'live_view' : undefined;
 
 /** What a request says about the action it sends: a retry, who sent it, the window's mark. */
 const sentBy = (request: {

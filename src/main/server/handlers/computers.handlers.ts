@@ -1,4 +1,5 @@
 import type { Core } from '../../core/create-core.js';
+import { describeEnder } from '../client-sdk.js';
 import type { Handlers } from '../register-routes.js';
 import { sendFile } from './send-file.js';
 
@@ -22,7 +23,8 @@ export const computerHandlers = (
       ? core.environments.list(principal.org)
       : core.computers.list(principal.org),
   'computers.get': ({ params, principal }) => core.computers.view(principal.org, params.id),
-  'computers.delete': ({ params, principal }) => core.computers.delete(principal.org, params.id),
+  'computers.delete': ({ params, principal, req }) =>
+    core.computers.delete(principal.org, params.id, describeEnder(req.headers, principal)),
   'computers.status': ({ params, principal }) => core.computers.status(principal.org, params.id),
   'computers.keepalive': ({ params, principal }) =>
     core.computers.keepalive(principal.org, params.id),

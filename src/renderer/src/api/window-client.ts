@@ -66,3 +66,8 @@ export async function act<S extends ActionEndpoint>(
   });
   if (answer.status === 'error') throw new ApiError(200, 'action_failed', answer.error_message);
 }
+
+/** Ends a computer as a person in the window: the computer then says so (its `ended_by`). */
+export function endComputer(api: ApiClient, computerId: string): Promise<void> {
+  return api.call('computers.delete', { params: { id: computerId }, headers: LIVE_VIEW_SOURCE });
+}

@@ -35,7 +35,11 @@ const ENDINGS: Record<TerminationReason, string> = {
   backend_lost: 'its browser backend stopped answering',
 };
 
-/** Why a computer ended, in words, with the API's name for it: "… (backend_lost)". */
-export function endedBecause(reason: TerminationReason): string {
-  return `${ENDINGS[reason]} (${reason})`;
+/**
+ * Why a computer ended, in words, with the API's name for it: "… (backend_lost)"; one ended on
+ * request names who asked when the server says ("it was ended by its task task_… (deleted)").
+ */
+export function endedBecause(reason: TerminationReason, endedBy?: string): string {
+  const why = reason === 'deleted' && endedBy ? `it was ended by ${endedBy}` : ENDINGS[reason];
+  return `${why} (${reason})`;
 }

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
+import { endComputer } from '../api/window-client.js';
 import {
   backendsQuery,
   computerQuery,
@@ -35,7 +36,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
   });
   // A persistent computer that ends saves its environment; a task on it ends with it.
   const end = useMutation({
-    mutationFn: () => api.call('computers.delete', { params: { id: computerId } }),
+    mutationFn: () => endComputer(api, computerId),
     meta: { invalidates: [queryKeys.computers, queryKeys.environments, queryKeys.tasks] },
   });
   const current = computer.data;
@@ -117,8 +118,9 @@ function EndedNotice({ computer }: { computer: Computer }) {
     <div className="notice">
       <p>
         This computer has ended
-        {computer.termination_reason && `: ${endedBecause(computer.termination_reason)}`}.{' '}
-        {recording.data && <a href={href.recording(computer.id)}>See its recording</a>}
+        {computer.termination_reason &&
+          `: ${endedBecause(computer.termination_reason, computer.ended_by)}`}
+        . {recording.data && <a href={href.recording(computer.id)}>See its recording</a>}
       </p>
       {task && (
         <p className="ended-task">

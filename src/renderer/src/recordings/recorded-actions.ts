@@ -81,7 +81,7 @@ export function actionMarks(events: RecordedEvent[], startedAt: string): ActionM
         ...place,
         key: `end-${index}`,
         kind: 'end',
-        text: `ended: ${endedBecause(event.termination_reason)}`,
+        text: `ended: ${endedBecause(event.termination_reason, event.ended_by)}`,
       });
     }
   }

@@ -4,6 +4,7 @@ import type { Computer } from '../../../shared/computers.js';
 import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { queryKeys } from '../api/queries.js';
+import { endComputer } from '../api/window-client.js';
 import { AsyncButton } from '../components/async-button.js';
 import { age, clock, localTime, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
@@ -98,7 +99,7 @@ function RowActions({ computer, onError }: RowActionsProps) {
   });
   // A persistent computer that ends saves its environment; a task on it ends with it.
   const end = useMutation({
-    mutationFn: () => api.call('computers.delete', { params: { id: computer.id } }),
+    mutationFn: () => endComputer(api, computer.id),
     meta: { invalidates: [queryKeys.computers, queryKeys.environments, queryKeys.tasks] },
   });
   return (
