@@ -338,6 +338,16 @@ describe('a streamed chat completion from a model slow to its first token', () =
     expect(text).toBe('at last');
   });
 
+  it('a failure before it opened is still a status', async () => {
+    local.reply({
+      status: 400,
+      json: { error: { message: 'the prompt is longer than the context' } },
+    });
+    const answered = await post('/v1/chat/completions', asked('local'));
+    expect(answered.status).toBe(502);
+    expect(JSON.parse(answered.text)).toMatchObject({ code: 'model_error' });
+  });
+
   it('a failure once it opened is its last event', async () => {
     local.reply({
       status: 400,
