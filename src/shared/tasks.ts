@@ -194,6 +194,18 @@ export const TaskHandoffBody = z.object({
 
 const base = { task_id: z.string(), step: z.number().int(), timestamp: Timestamp };
 
+/**
+ * Who paused, resumed, messaged, handed off or cancelled a task through the API: the client and
+ * the prefix of its key ("Python SDK 2.39.0 (key sk_5bRW…)"), or a person in the window. Absent
+ * when the task did it itself (a stall, a budget, an approval, the model asking for a person).
+ */
+const SteeredBy = z
+  .string()
+  .optional()
+  .describe(
+    'Who asked, through the API: the client and its key prefix, or a person in the window.',
+  );
+
 export const TaskEvent = z
   .discriminatedUnion('type', [
     z.object({
@@ -235,9 +247,14 @@ export const TaskEvent = z
       attempt: z.number().int().describe('The try that comes after the wait, from 2.'),
       attempts: z.number().int().describe('Tries at most: 1 + the model’s max_retries.'),
     }),
-    z.object({ type: z.literal('user_message'), ...base, text: z.string() }),
-    z.object({ type: z.literal('paused'), ...base, reason: z.enum(PAUSED_REASONS).optional() }),
-    z.object({ type: z.literal('resumed'), ...base }),
+    z.object({ type: z.literal('user_message'), ...base, text: z.string(), by: SteeredBy }),
+    z.object({
+      type: z.literal('paused'),
+      ...base,
+      reason: z.enum(PAUSED_REASONS).optional(),
+      by: SteeredBy,
+    }),
+    z.object({ type: z.literal('resumed'), ...base, by: SteeredBy }),
     z.object({
       type: z.literal('approval_required'),
       ...base,
@@ -252,7 +269,7 @@ export const TaskEvent = z
       note: z.string().nullable(),
       status_reason: z.string().nullable(),
     }),
-    z.object({ type: z.literal('handoff_requested'), ...base, reason: z.string() }),
+    z.object({ type: z.literal('handoff_requested'), ...base, reason: z.string(), by: SteeredBy }),
     z.object({
       type: z.literal('stalled'),
       ...base,
@@ -268,7 +285,7 @@ export const TaskEvent = z
     }),
     z.object({ type: z.literal('completed'), ...base, result: z.string().nullable() }),
     z.object({ type: z.literal('failed'), ...base, error: z.string() }),
-    z.object({ type: z.literal('cancelled'), ...base }),
+    z.object({ type: z.literal('cancelled'), ...base, by: SteeredBy }),
     z.object({ type: z.literal('max_steps'), ...base }),
   ])
   .meta({ id: 'TaskEvent' });

@@ -496,12 +496,17 @@ describe('tasks', () => {
     await timeline.getByText('The field is on the right of the blue box.').waitFor();
     await timeline.getByText('click at 500, 150').waitFor();
     await timeline.getByText('type “hi”').first().waitFor();
-    for (const kind of ['paused', 'you said', 'resumed', 'completed']) {
+    for (const kind of ['paused', 'message', 'resumed', 'completed']) {
       await timeline
         .locator('.event-kind', { hasText: new RegExp(`^${kind}$`) })
         .first()
         .waitFor();
     }
+    // Each turn the person took says it was theirs.
+    const theirs = 'a person in the window (key sk_';
+    await timeline.getByText(`paused by ${theirs}`).waitFor();
+    await timeline.getByText(`Please type hi, then stop. (from ${theirs}`).waitFor();
+    await timeline.getByText(`by ${theirs}`).first().waitFor();
     // The click is drawn on its step's screenshot, at the pixel it clicked.
     const clickStep = timeline.locator('li.step', { hasText: 'click at 500, 150' });
     await clickStep.locator('img').evaluate((img: HTMLImageElement) => img.decode());

@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Approval } from '../../src/shared/approvals.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { SseReader } from '../helpers/sse.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -299,6 +300,19 @@ describe('task tools', () => {
     await eventually(async () =>
       /is cancelled/.test(await ok(client, 'task_status', { task_id: taskId })),
     );
+    // Its timeline names the MCP client at each turn it took.
+    const named = `MCP client benchtop-test 1.0.0 (key ${server.key.slice(0, 7)}…)`;
+    const reader = await SseReader.open(`${server.url}/agent/tasks/${taskId}/events`, server.key);
+    const steered = (await reader.all()).map(
+      (event) => event.data as { type: string; by?: string },
+    );
+    const by = Object.fromEntries(steered.filter((e) => e.by).map((e) => [e.type, e.by]));
+    expect(by).toEqual({
+      paused: named,
+      resumed: named,
+      user_message: named,
+      cancelled: named,
+    });
 
     const other = await connect(server.core.keys.create('other').key);
     expect((await call(other, 'task_status', { task_id: taskId })).isError).toBe(true);

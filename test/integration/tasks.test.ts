@@ -7,6 +7,7 @@ import { TaskStore } from '../../src/main/core/store/task-store.js';
 import { NOT_RUN_PAUSED, type Task } from '../../src/shared/tasks.js';
 import { chatCompletion, startFakeChatCompletions } from '../helpers/fake-chat-completions.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { pageState } from '../helpers/page-state.js';
 import { SseReader, type SseEvent } from '../helpers/sse.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -208,10 +209,19 @@ describe('ends other than completed', () => {
 
   it('cancels with exit code 130 and ends the computer it created', async () => {
     const started = await start({ instruction: 'Wait', model: 'slow' });
-    const cancelled = await server.request('POST', `/agent/tasks/${started.body.task_id}/cancel`);
+    const cancelled = await server.request(
+      'POST',
+      `/agent/tasks/${started.body.task_id}/cancel`,
+      undefined,
+      { headers: SDK_HEADERS.currentPython },
+    );
     expect(cancelled.body).toEqual({ status: 'cancelled' });
     const done = await finished(started.body.task_id);
     expect(done).toMatchObject({ status: 'cancelled', exit_code: 130 });
+    expect((await events(started.body.task_id)).at(-1)).toMatchObject({
+      type: 'cancelled',
+      by: `Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`,
+    });
     await eventually(
       async () =>
         (await server.request('GET', `/computers/${started.body.computer_id}`)).body.status ===
@@ -328,9 +338,10 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
     };
     // The second turn's model call is in flight.
     await eventually(() => fake.requests.length === 2, 10_000);
-    expect((await server.request('POST', `/agent/tasks/${id}/pause`)).body).toEqual({
-      status: 'paused',
+    const pause = await server.request('POST', `/agent/tasks/${id}/pause`, undefined, {
+      headers: SDK_HEADERS.currentPython,
     });
+    expect(pause.body).toEqual({ status: 'paused' });
     expect((await task(id)).status).toBe('paused');
     release();
     // The held answer arrived while paused: the task reports its reasoning and drops its click.
@@ -341,18 +352,22 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
       request_id: 'req_person',
     });
     expect(person.body.status).toBe('success');
-    const message = await server.request('POST', `/agent/tasks/${id}/messages`, {
-      message: 'Also say hi',
-    });
+    const message = await server.request(
+      'POST',
+      `/agent/tasks/${id}/messages`,
+      { message: 'Also say hi' },
+      { headers: { 'x-benchtop-source': 'live-view' } },
+    );
     expect(message.body).toEqual({ status: 'paused' });
     expect(fake.requests.length).toBe(2);
     expect(
       (await pageState(server, computer)).events.some((line) => line.includes('on field')),
     ).toBe(true);
 
-    expect((await server.request('POST', `/agent/tasks/${id}/resume`)).body).toEqual({
-      status: 'running',
+    const resumed = await server.request('POST', `/agent/tasks/${id}/resume`, undefined, {
+      headers: SDK_HEADERS.currentTypeScript,
     });
+    expect(resumed.body).toEqual({ status: 'running' });
     const done = await finished(id);
     expect(done.status).toBe('completed');
     const next = JSON.stringify(fake.requests[2]!.body);
@@ -373,6 +388,17 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
       'user_message',
     ]);
     expect(all[log.indexOf('paused') + 3]).toMatchObject({ error_message: NOT_RUN_PAUSED });
+    // Who steered it, on its timeline.
+    const key = `key ${server.key.slice(0, 7)}…`;
+    expect(all[log.indexOf('paused')]).toMatchObject({
+      reason: 'user',
+      by: `Python SDK 2.39.0 (${key})`,
+    });
+    expect(all[log.indexOf('user_message')]).toMatchObject({
+      text: 'Also say hi',
+      by: `a person in the window (${key})`,
+    });
+    expect(all[log.indexOf('resumed')]).toMatchObject({ by: `TypeScript SDK 0.14.0 (${key})` });
     const performed = all.filter((e) => e.type === 'action_result' && e.status === 'success');
     expect(performed).toHaveLength(2);
     const clicks: string[] = [];

@@ -75,6 +75,31 @@ describe('supervision events read as sentences in the timeline', () => {
     ).toBe('Tokens: used 10,250 of 10,000');
   });
 
+  it('a turn taken through the API names who took it; one without a name reads as before', () => {
+    const by = 'Python SDK 2.39.0 (key sk_5bRW…)';
+    expect(eventText({ ...base, type: 'paused', reason: 'user', by })).toEqual({
+      kind: 'paused',
+      text: `paused by ${by}`,
+    });
+    expect(eventText({ ...base, type: 'paused', reason: 'user' })?.text).toBe('paused by a person');
+    expect(eventText({ ...base, type: 'resumed', by })).toEqual({
+      kind: 'resumed',
+      text: `by ${by}`,
+    });
+    expect(eventText({ ...base, type: 'cancelled' })).toEqual({ kind: 'cancelled', text: '' });
+    expect(eventText({ ...base, type: 'user_message', text: 'hurry', by })).toEqual({
+      kind: 'message',
+      text: `hurry (from ${by})`,
+    });
+    expect(eventText({ ...base, type: 'user_message', text: 'hurry' })).toEqual({
+      kind: 'you said',
+      text: 'hurry',
+    });
+    expect(eventText({ ...base, type: 'handoff_requested', reason: 'a captcha', by })?.text).toBe(
+      `a captcha (from ${by})`,
+    );
+  });
+
   it('a wait for the model says what its server answered, how long, and which try comes', () => {
     const retry = {
       ...base,

@@ -80,14 +80,19 @@ export function registerTaskTools(server: McpServer, session: McpSession): void 
   change(
     'pause_task',
     'Pause a running task after its current step (resume_task goes on).',
-    (id) => core.tasks.pause(org, id),
+    (id) => core.tasks.pause(org, id, session.requester()),
     'was paused',
   );
-  change('resume_task', 'Resume a paused task.', (id) => core.tasks.resume(org, id), 'was resumed');
+  change(
+    'resume_task',
+    'Resume a paused task.',
+    (id) => core.tasks.resume(org, id, undefined, session.requester()),
+    'was resumed',
+  );
   change(
     'cancel_task',
     'Cancel a task: it stops at once, whatever it was doing.',
-    (id) => core.tasks.cancel(org, id),
+    (id) => core.tasks.cancel(org, id, session.requester()),
     'was cancelled',
   );
 
@@ -100,7 +105,7 @@ export function registerTaskTools(server: McpServer, session: McpSession): void 
     },
     ({ task_id, message }) =>
       guarded(() => {
-        const { status } = core.tasks.message(org, task_id, message);
+        const { status } = core.tasks.message(org, task_id, message, session.requester());
         return answer(`Message sent to task ${task_id}; its status is ${status}.`);
       }),
   );

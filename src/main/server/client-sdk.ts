@@ -46,8 +46,11 @@ export function fromTheWindow(headers: IncomingHttpHeaders): boolean {
   return headers['x-benchtop-source'] === 'live-view';
 }
 
-/** Who ended a computer on request: a person in the window, or the client that asked. */
-export function describeEnder(headers: IncomingHttpHeaders, principal: Principal): string {
+/**
+ * Who asked to end a computer or to steer a task: a person in the window, or the client (as
+ * describeClient names it).
+ */
+export function whoAsked(headers: IncomingHttpHeaders, principal: Principal): string {
   return fromTheWindow(headers)
     ? requesterName('a person in the window', principal.keyPrefix)
     : describeClient(headers, principal);

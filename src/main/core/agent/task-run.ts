@@ -106,7 +106,8 @@ export type TaskOptions = {
 export type Outcome =
   | { status: 'completed'; result: string | null }
   | { status: 'failed'; error: string }
-  | { status: 'cancelled' | 'max_steps' };
+  | { status: 'cancelled'; by?: string }
+  | { status: 'max_steps' };
 
 type Distribute<T> = T extends unknown ? Omit<T, 'task_id' | 'step' | 'timestamp'> : never;
 type EventInput = Distribute<TaskEvent>;
@@ -231,15 +232,16 @@ export class TaskRun {
 
   // ---- control from outside ------------------------------------------------------------------
 
-  pause(): void {
-    this.pauseFor('user');
+  /** `by`: who asked (see TaskEvent's `by`), on the timeline. */
+  pause(by?: string): void {
+    this.pauseFor('user', by);
   }
 
   /**
    * Continues a paused task from a fresh screenshot, with `raised` budgets merged in. Refused
    * while an approval is pending or a budget is still used up.
    */
-  resume(raised?: Budgets): void {
+  resume(raised?: Budgets, by?: string): void {
     if (this.approval) {
       throw invalidRequest(
         `task ${this.task.task_id} waits for approval ${this.approval.id}; approve or deny it (POST /approvals/${this.approval.id}/approve or /deny) and it goes on by itself`,
@@ -256,11 +258,11 @@ export class TaskRun {
     this.task.budgets = budgets;
     this.tellWhatHappenedMeanwhile();
     this.stalls?.reset();
-    this.continueRunning();
+    this.continueRunning(by);
   }
 
   /** Pauses the task for a person, saying why; `callId`: the model's request_human call. */
-  handOff(reason: string, callId: string | null = null): void {
+  handOff(reason: string, callId: string | null = null, by?: string): void {
     if (this.approval) {
       throw invalidRequest(
         `task ${this.task.task_id} waits for approval ${this.approval.id}; decide it first (POST /approvals/${this.approval.id}/approve or /deny)`,
@@ -273,13 +275,13 @@ export class TaskRun {
     }
     const watch = watchPerson(this.deps, this.session.id, this.task.task_id);
     this.handoff = { callId, watch };
-    this.emit({ type: 'handoff_requested', reason });
+    this.emit({ type: 'handoff_requested', reason, ...(by !== undefined && { by }) });
     this.pauseFor('handoff');
   }
 
-  message(text: string): void {
+  message(text: string, by?: string): void {
     this.inbox.push(text);
-    this.emit({ type: 'user_message', text });
+    this.emit({ type: 'user_message', text, ...(by !== undefined && { by }) });
   }
 
   /** Ends the task from outside: the step in flight is abandoned (an action already sent finishes). */
@@ -300,7 +302,7 @@ export class TaskRun {
   // ---- pausing for a person ------------------------------------------------------------------
 
   /** Pauses (or, when paused already, says the new reason): the loop waits at its next gate. */
-  private pauseFor(reason: PausedReason): void {
+  private pauseFor(reason: PausedReason, by?: string): void {
     this.task.status = 'paused';
     this.task.paused_reason = reason;
     this.meter.stop();
@@ -310,15 +312,15 @@ export class TaskRun {
       this.pausedUntil = { promise, resume };
     }
     this.save();
-    this.emit({ type: 'paused', reason });
+    this.emit({ type: 'paused', reason, ...(by !== undefined && { by }) });
   }
 
-  private continueRunning(): void {
+  private continueRunning(by?: string): void {
     this.task.status = 'running';
     this.task.paused_reason = null;
     this.meter.start();
     this.save();
-    this.emit({ type: 'resumed' });
+    this.emit({ type: 'resumed', ...(by !== undefined && { by }) });
     const paused = this.pausedUntil;
     this.pausedUntil = undefined;
     paused?.resume();
@@ -732,7 +734,9 @@ export class TaskRun {
         ? { type: 'completed', result: outcome.result }
         : outcome.status === 'failed'
           ? { type: 'failed', error: outcome.error }
-          : { type: outcome.status },
+          : outcome.status === 'cancelled' && outcome.by !== undefined
+            ? { type: 'cancelled', by: outcome.by }
+            : { type: outcome.status },
     );
     this.listeners.clear();
   }

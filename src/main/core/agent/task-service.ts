@@ -155,35 +155,36 @@ export class TaskService {
     return this.deps.store.list(org, filter);
   }
 
-  pause(org: string, id: string): { status: TaskStatus } {
+  /** `by`, in these five: who asked, shown on the task's timeline (TaskEvent's `by`). */
+  pause(org: string, id: string, by?: string): { status: TaskStatus } {
     const run = this.running(org, id, 'paused', ['running']);
-    run.pause();
+    run.pause(by);
     return { status: run.task.status };
   }
 
   /** Continues a paused task; `budgets` raises the ones it reached (or any other). */
-  resume(org: string, id: string, budgets?: Budgets): { status: TaskStatus } {
+  resume(org: string, id: string, budgets?: Budgets, by?: string): { status: TaskStatus } {
     const run = this.running(org, id, 'resumed', ['paused']);
-    run.resume(budgets);
+    run.resume(budgets, by);
     return { status: run.task.status };
   }
 
   /** Pauses the task for a person; on resume its model is told what they did. */
-  handOff(org: string, id: string, reason: string): { status: TaskStatus } {
+  handOff(org: string, id: string, reason: string, by?: string): { status: TaskStatus } {
     const run = this.running(org, id, 'handed to a person', ['running', 'paused']);
-    run.handOff(reason);
+    run.handOff(reason, null, by);
     return { status: run.task.status };
   }
 
-  message(org: string, id: string, text: string): { status: TaskStatus } {
+  message(org: string, id: string, text: string, by?: string): { status: TaskStatus } {
     const run = this.running(org, id, 'sent a message', ['running', 'paused']);
-    run.message(text);
+    run.message(text, by);
     return { status: run.task.status };
   }
 
-  cancel(org: string, id: string): { status: TaskStatus } {
+  cancel(org: string, id: string, by?: string): { status: TaskStatus } {
     const run = this.running(org, id, 'cancelled', ['running', 'paused']);
-    run.abort({ status: 'cancelled' });
+    run.abort({ status: 'cancelled', by });
     return { status: 'cancelled' };
   }
 

@@ -1,5 +1,5 @@
 import type { Core } from '../../core/create-core.js';
-import { describeEnder } from '../client-sdk.js';
+import { whoAsked } from '../client-sdk.js';
 import type { Handlers } from '../register-routes.js';
 import { sendFile } from './send-file.js';
 
@@ -24,7 +24,7 @@ export const computerHandlers = (
       : core.computers.list(principal.org),
   'computers.get': ({ params, principal }) => core.computers.view(principal.org, params.id),
   'computers.delete': ({ params, principal, req }) =>
-    core.computers.delete(principal.org, params.id, describeEnder(req.headers, principal)),
+    core.computers.delete(principal.org, params.id, whoAsked(req.headers, principal)),
   'computers.status': ({ params, principal }) => core.computers.status(principal.org, params.id),
   'computers.keepalive': ({ params, principal }) =>
     core.computers.keepalive(principal.org, params.id),

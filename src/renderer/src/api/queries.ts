@@ -5,7 +5,6 @@ import type { ApiClient, CallInput } from '../../../shared/client/api-client.js'
 import { RECORDING_FILES, type RecordedEvent } from '../../../shared/recordings.js';
 import type { TaskStatus } from '../../../shared/tasks.js';
 import type { UsageRow } from '../../../shared/usage.js';
-import { LIVE_VIEW_SOURCE } from './window-client.js';
 
 type TaskListInput = NonNullable<CallInput<'tasks.list'>['query']>;
 
@@ -237,7 +236,6 @@ export const tabsQuery = (api: ApiClient, computerId: string) =>
       const answer = await api.call('tabs.list', {
         params: { id: computerId },
         signal,
-        headers: LIVE_VIEW_SOURCE,
       });
       // A failed listing (status error) has no tabs to show.
       return answer.status === 'success' ? answer.result.tabs : [];

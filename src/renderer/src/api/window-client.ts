@@ -8,18 +8,28 @@ import {
 import type { Connection } from './connection.js';
 
 /**
- * The typed client with the window's key; an unreachable server is named in the error.
- * `onKeyRejected` hears of an answer saying the key is not (or no longer) valid: unknown or
- * revoked, or the address blocked for requests without a valid key.
+ * Marks every request of the window as a person's (x-benchtop-source: live-view): an action or a
+ * tab's is recorded as theirs and no policy holds it, since they would be the one to approve it
+ * (docs/API.md §13); a computer they end, a task they pause, resume, message or cancel says so.
+ */
+const LIVE_VIEW_SOURCE = { 'x-benchtop-source': 'live-view' };
+
+/**
+ * The typed client with the window's key, every request marked as a person's (LIVE_VIEW_SOURCE);
+ * an unreachable server is named in the error. `onKeyRejected` hears of an answer saying the key
+ * is not (or no longer) valid: unknown or revoked, or the address blocked for requests without a
+ * valid key.
  */
 export function createWindowClient(connection: Connection, onKeyRejected?: () => void): ApiClient {
   return createApiClient({
     baseUrl: connection.baseUrl,
     apiKey: connection.apiKey,
     fetch: async (input, init) => {
+      const headers = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(LIVE_VIEW_SOURCE)) headers.set(name, value);
       let response: Response;
       try {
-        response = await fetch(input, init);
+        response = await fetch(input, { ...init, headers });
       } catch (error) {
         if (init?.signal?.aborted) throw error;
         throw new ApiError(0, 'unreachable', `cannot reach Benchtop at ${connection.baseUrl}`);
@@ -43,12 +53,6 @@ async function keyRejected(response: Response): Promise<boolean> {
 type ActionRouteName = `actions.${ActionEndpoint}`;
 
 /**
- * Marks an action (a tab's too) as a person's, sent from the window: its recording says so
- * (docs/API.md §13), and no policy holds it, since the person would be the one to approve it.
- */
-export const LIVE_VIEW_SOURCE = { 'x-benchtop-source': 'live-view' };
-
-/**
  * A computer action by its endpoint, as a person performs it from the live view (the window's only
  * caller): one that ran but failed (a 200 with status error) throws.
  */
@@ -62,12 +66,6 @@ export async function act<S extends ActionEndpoint>(
   const answer = await api.call(`actions.${endpoint}` as ActionRouteName, {
     params: { id: computerId },
     body: body as CallInput<ActionRouteName>['body'],
-    headers: LIVE_VIEW_SOURCE,
   });
   if (answer.status === 'error') throw new ApiError(200, 'action_failed', answer.error_message);
-}
-
-/** Ends a computer as a person in the window: the computer then says so (its `ended_by`). */
-export function endComputer(api: ApiClient, computerId: string): Promise<void> {
-  return api.call('computers.delete', { params: { id: computerId }, headers: LIVE_VIEW_SOURCE });
 }

@@ -3,7 +3,6 @@ import { useEffect, useState } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
-import { endComputer } from '../api/window-client.js';
 import {
   backendsQuery,
   computerQuery,
@@ -36,7 +35,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
   });
   // A persistent computer that ends saves its environment; a task on it ends with it.
   const end = useMutation({
-    mutationFn: () => endComputer(api, computerId),
+    mutationFn: () => api.call('computers.delete', { params: { id: computerId } }),
     meta: { invalidates: [queryKeys.computers, queryKeys.environments, queryKeys.tasks] },
   });
   const current = computer.data;

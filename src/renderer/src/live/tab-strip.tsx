@@ -3,7 +3,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import { queryKeys, tabsQuery } from '../api/queries.js';
-import { act, LIVE_VIEW_SOURCE } from '../api/window-client.js';
+import { act } from '../api/window-client.js';
 import { AsyncButton } from '../components/async-button.js';
 import { useApiAction } from '../hooks/use-api-action.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
@@ -48,7 +48,6 @@ export function TabStrip({ computerId, beforeAction }: Props) {
               onClick={perform(() =>
                 api.call('tabs.switch', {
                   params: { id: computerId, tab_id: tab.tab_id },
-                  headers: LIVE_VIEW_SOURCE,
                 }),
               )}
               onError={setError}
@@ -62,7 +61,6 @@ export function TabStrip({ computerId, beforeAction }: Props) {
               onClick={perform(() =>
                 api.call('tabs.close', {
                   params: { id: computerId, tab_id: tab.tab_id },
-                  headers: LIVE_VIEW_SOURCE,
                 }),
               )}
               onError={setError}
@@ -78,7 +76,6 @@ export function TabStrip({ computerId, beforeAction }: Props) {
             api.call('tabs.create', {
               params: { id: computerId },
               body: {},
-              headers: LIVE_VIEW_SOURCE,
             }),
           )}
           onError={setError}

@@ -4,7 +4,6 @@ import type { Computer } from '../../../shared/computers.js';
 import type { Task } from '../../../shared/tasks.js';
 import { useApi } from '../api/api-context.js';
 import { queryKeys } from '../api/queries.js';
-import { endComputer } from '../api/window-client.js';
 import { AsyncButton } from '../components/async-button.js';
 import { age, clock, localTime, secondsUntil } from '../components/format.js';
 import { href } from '../hooks/use-hash-route.js';
@@ -99,7 +98,7 @@ function RowActions({ computer, onError }: RowActionsProps) {
   });
   // A persistent computer that ends saves its environment; a task on it ends with it.
   const end = useMutation({
-    mutationFn: () => endComputer(api, computer.id),
+    mutationFn: () => api.call('computers.delete', { params: { id: computer.id } }),
     meta: { invalidates: [queryKeys.computers, queryKeys.environments, queryKeys.tasks] },
   });
   return (

@@ -32,13 +32,17 @@ export function eventText(event: TaskEvent): { kind: string; text: string } | nu
       return line('failed', event.error_message ?? 'error');
     case 'model_retry':
       return line('waits', describeModelRetry(event));
+    // Who steered the task through the API, when the server says (a person in the window, an SDK).
     case 'user_message':
-      return line('you said', event.text);
+      return event.by
+        ? line('message', `${event.text} (from ${event.by})`)
+        : line('you said', event.text);
     case 'paused':
+      if (event.reason === 'user' && event.by) return line('paused', `paused by ${event.by}`);
       return line('paused', event.reason ? PAUSED_WORDS[event.reason] : '');
     case 'resumed':
     case 'cancelled':
-      return line(event.type);
+      return line(event.type, event.by ? `by ${event.by}` : '');
     case 'approval_required':
       return line('asks you', describeAsked(event));
     case 'approval_decided':
@@ -47,7 +51,7 @@ export function eventText(event: TaskEvent): { kind: string; text: string } | nu
         [event.note && `“${event.note}”`, event.status_reason].filter(Boolean).join(' — '),
       );
     case 'handoff_requested':
-      return line('asks for you', event.reason);
+      return line('asks for you', event.by ? `${event.reason} (from ${event.by})` : event.reason);
     case 'stalled':
       return line('stalled', [STALL_WORDS[event.reason], event.detail].filter(Boolean).join(': '));
     case 'budget_reached':

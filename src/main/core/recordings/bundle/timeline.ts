@@ -157,12 +157,15 @@ function lineOf(event: TaskEvent): Line | undefined {
     case 'model_retry':
       return line('waits', describeModelRetry(event));
     case 'user_message':
-      return line('person said', event.text);
+      return event.by
+        ? line('message', `${event.text} (from ${event.by})`)
+        : line('person said', event.text);
     case 'paused':
+      if (event.reason === 'user' && event.by) return line('paused', `paused by ${event.by}`);
       return line('paused', event.reason ? PAUSED_WORDS[event.reason] : '');
     case 'resumed':
     case 'cancelled':
-      return line(event.type, '');
+      return line(event.type, event.by ? `by ${event.by}` : '');
     case 'approval_required':
       return line(
         'asks approval',
@@ -174,7 +177,7 @@ function lineOf(event: TaskEvent): Line | undefined {
         event.note ?? event.status_reason ?? (event.status === 'approved' ? 'the action ran' : ''),
       );
     case 'handoff_requested':
-      return line('asks a person', event.reason);
+      return line('asks a person', event.by ? `${event.reason} (from ${event.by})` : event.reason);
     case 'stalled':
       return line('stalled', `${STALL_WORDS[event.reason]}: ${event.detail}`);
     case 'budget_reached':
