@@ -485,6 +485,9 @@ describe('tasks', () => {
     await page.getByLabel('Message to the model').fill('Please type hi, then stop.');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('Please type hi, then stop.').waitFor();
+    await page
+      .locator('.paused-reason', { hasText: /^Paused by a person in the window/ })
+      .waitFor();
     await saveScreenshots(page, 'task-paused');
     await page.getByRole('button', { name: 'Resume' }).click();
 

@@ -71,7 +71,14 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       </header>
       <ErrorText message={error ?? firstError(task.error) ?? streamError} />
       {!current && !task.error && <Spinner label="loading the task" />}
-      {current && <TaskFacts task={current} onControl={control.mutateAsync} onError={setError} />}
+      {current && (
+        <TaskFacts
+          task={current}
+          pausedBy={lastPause(events)?.by}
+          onControl={control.mutateAsync}
+          onError={setError}
+        />
+      )}
       {current && LIVE_STATUSES.includes(current.status) && <TaskApprovals taskId={taskId} />}
       <div className={recording ? 'task-body with-video' : 'task-body'}>
         <div>
@@ -104,11 +111,13 @@ export function TaskDetail({ taskId }: { taskId: string }) {
 
 type FactsProps = {
   task: Task;
+  /** Who paused it through the API or the window, as its last `paused` event says. */
+  pausedBy: string | undefined;
   onControl: (verb: 'pause' | 'resume' | 'cancel') => Promise<unknown>;
   onError: (message: string | undefined) => void;
 };
 
-function TaskFacts({ task, onControl, onError }: FactsProps) {
+function TaskFacts({ task, pausedBy, onControl, onError }: FactsProps) {
   const paused = task.status === 'paused' ? task.paused_reason : undefined;
   const why = usePausedWhy(task);
   const live = task.status === 'running' || task.status === 'paused';
@@ -125,7 +134,11 @@ function TaskFacts({ task, onControl, onError }: FactsProps) {
           Replays <a href={href.task(task.replay_of)}>{task.replay_of}</a> without the model
         </p>
       )}
-      {why && <p className="paused-reason">Paused: {why}.</p>}
+      {why && (
+        <p className="paused-reason">
+          {paused === 'user' && pausedBy ? `Paused by ${pausedBy}.` : `Paused: ${why}.`}
+        </p>
+      )}
       <TaskUsage task={task} />
       {task.result && <p className="result">Result: {task.result}</p>}
       {task.error && <p className="error">Failed: {task.error}</p>}
@@ -252,4 +265,10 @@ function MessageForm({ taskId }: { taskId: string }) {
       <ErrorText message={error} />
     </form>
   );
+}
+
+/** The task's last `paused` event, if any. */
+function lastPause(events: TaskEvent[]): Extract<TaskEvent, { type: 'paused' }> | undefined {
+  const last = events.findLast((event) => event.type === 'paused');
+  return last?.type === 'paused' ? last : undefined;
 }
