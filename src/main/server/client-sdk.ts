@@ -41,7 +41,7 @@ export function describeClient(headers: IncomingHttpHeaders, principal: Principa
   return requesterName(clientName(headers), principal.keyPrefix);
 }
 
-/** The window's live view marks what a person sends from it (x-benchtop-source: live-view). */
+/** The window marks every request it sends as a person's (x-benchtop-source: live-view). */
 export function fromTheWindow(headers: IncomingHttpHeaders): boolean {
   return headers['x-benchtop-source'] === 'live-view';
 }
