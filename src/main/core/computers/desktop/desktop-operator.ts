@@ -307,8 +307,10 @@ export class DesktopOperator implements TabbedOperator<DesktopActionName>, Termi
           if (run) resume?.();
         })
       : () => {};
+    // Stopped, it does not wait for an action to end: the stop would wait for it for good (it
+    // unsubscribed from the activity that would say so), and with it Benchtop's close.
     const unpaused = async () => {
-      if (paused) await new Promise<void>((resolve) => (resume = resolve));
+      if (paused && running) await new Promise<void>((resolve) => (resume = resolve));
       resume = undefined;
       return running;
     };
