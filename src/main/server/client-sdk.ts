@@ -47,8 +47,8 @@ export function fromTheWindow(headers: IncomingHttpHeaders): boolean {
 }
 
 /**
- * Who asked to end a computer or to steer a task: a person in the window, or the client (as
- * describeClient names it).
+ * Who sent a request, for a person (a route's `requester`): a person in the window, or the client
+ * as describeClient names it.
  */
 export function whoAsked(headers: IncomingHttpHeaders, principal: Principal): string {
   return fromTheWindow(headers)

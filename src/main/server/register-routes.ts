@@ -4,7 +4,7 @@ import { MAX_ID_LENGTH, type RouteDef } from '../../shared/contract/route.js';
 import { ROUTE_LIST, ROUTES, type RouteName, type Routes } from '../../shared/contract/routes.js';
 import { BenchtopError, notFound } from '../core/errors.js';
 import type { Principal } from '../core/store/key-store.js';
-import { describeClient } from './client-sdk.js';
+import { whoAsked } from './client-sdk.js';
 import { endKept } from './keep-waiting.js';
 import { NdjsonWriter } from './ndjson.js';
 import { openSse, type SseStream } from './sse.js';
@@ -25,7 +25,10 @@ export type HandlerContext<R extends RouteDef> = {
   requestId: string;
   /** The SDK re-sent this request (x-stainless-retry-count above 0). */
   retried: boolean;
-  /** Who sent it, for a person: the SDK or program and the key's prefix (an approval shows it). */
+  /**
+   * Who sent it, for a person: the SDK or program and the key's prefix, or a person in the window
+   * (an approval, a computer's `ended_by` and a task's steering events show it).
+   */
   readonly requester: string;
   /** Aborted when the client goes away before its answer is complete. */
   readonly closed: AbortSignal;
@@ -175,7 +178,7 @@ function context(
     requestId: res.locals.requestId as string,
     retried: Number(req.headers['x-stainless-retry-count']) > 0,
     get requester() {
-      return describeClient(req.headers, res.locals.principal as Principal);
+      return whoAsked(req.headers, res.locals.principal as Principal);
     },
     get closed() {
       closed ??= closedSignal(req, res);

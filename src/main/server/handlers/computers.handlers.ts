@@ -1,5 +1,4 @@
 import type { Core } from '../../core/create-core.js';
-import { whoAsked } from '../client-sdk.js';
 import type { Handlers } from '../register-routes.js';
 import { sendFile } from './send-file.js';
 
@@ -23,8 +22,8 @@ export const computerHandlers = (
       ? core.environments.list(principal.org)
       : core.computers.list(principal.org),
   'computers.get': ({ params, principal }) => core.computers.view(principal.org, params.id),
-  'computers.delete': ({ params, principal, req }) =>
-    core.computers.delete(principal.org, params.id, whoAsked(req.headers, principal)),
+  'computers.delete': ({ params, principal, requester }) =>
+    core.computers.delete(principal.org, params.id, requester),
   'computers.status': ({ params, principal }) => core.computers.status(principal.org, params.id),
   'computers.keepalive': ({ params, principal }) =>
     core.computers.keepalive(principal.org, params.id),

@@ -1,6 +1,5 @@
 import { TERMINAL_EVENTS, type TaskEvent } from '../../../shared/tasks.js';
 import type { Core } from '../../core/create-core.js';
-import { whoAsked } from '../client-sdk.js';
 import type { SseStream } from '../sse.js';
 import type { Handlers } from '../register-routes.js';
 
@@ -52,16 +51,16 @@ export function taskHandlers(core: Core): Pick<Handlers, TaskRouteName> {
       core.tasks.get(principal.org, params.id);
       follow(principal.org, params.id, openEvents());
     },
-    'tasks.pause': ({ params, principal, req }) =>
-      core.tasks.pause(principal.org, params.id, whoAsked(req.headers, principal)),
-    'tasks.resume': ({ body, params, principal, req }) =>
-      core.tasks.resume(principal.org, params.id, body.budgets, whoAsked(req.headers, principal)),
-    'tasks.cancel': ({ params, principal, req }) =>
-      core.tasks.cancel(principal.org, params.id, whoAsked(req.headers, principal)),
-    'tasks.message': ({ body, params, principal, req }) =>
-      core.tasks.message(principal.org, params.id, body.message, whoAsked(req.headers, principal)),
-    'tasks.handoff': ({ body, params, principal, req }) =>
-      core.tasks.handOff(principal.org, params.id, body.reason, whoAsked(req.headers, principal)),
+    'tasks.pause': ({ params, principal, requester }) =>
+      core.tasks.pause(principal.org, params.id, requester),
+    'tasks.resume': ({ body, params, principal, requester }) =>
+      core.tasks.resume(principal.org, params.id, body.budgets, requester),
+    'tasks.cancel': ({ params, principal, requester }) =>
+      core.tasks.cancel(principal.org, params.id, requester),
+    'tasks.message': ({ body, params, principal, requester }) =>
+      core.tasks.message(principal.org, params.id, body.message, requester),
+    'tasks.handoff': ({ body, params, principal, requester }) =>
+      core.tasks.handOff(principal.org, params.id, body.reason, requester),
     'tasks.script': ({ params, query, principal, res }) => {
       const script = core.tasks.script(principal.org, params.id, query.lang);
       const name = `${params.id}.${query.lang === 'python' ? 'py' : 'ts'}`;
