@@ -127,6 +127,12 @@ export const Task = z
       .enum(PAUSED_REASONS)
       .nullable()
       .describe('Why it is paused; null unless status is paused.'),
+    paused_by: z
+      .string()
+      .nullable()
+      .describe(
+        "Who paused it when a program or a person did through the API, MCP or the window, named as the paused event's `by`; null otherwise.",
+      ),
     usage: TaskUsage,
     budgets: z.object({
       max_duration_seconds: z.number().nullable(),
@@ -144,9 +150,10 @@ export type Task = z.infer<typeof Task>;
 /** What a task has before its first step; also fills rows stored before these fields existed. */
 export function unstartedTaskFields(
   budgets: Budgets = {},
-): Pick<Task, 'paused_reason' | 'usage' | 'budgets' | 'replay_of'> {
+): Pick<Task, 'paused_reason' | 'paused_by' | 'usage' | 'budgets' | 'replay_of'> {
   return {
     paused_reason: null,
+    paused_by: null,
     replay_of: null,
     usage: { input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0 },
     budgets: {

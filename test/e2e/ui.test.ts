@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { readWorkspaceFile } from '../helpers/desktop.js';
 import { pageState, type FixtureState } from '../helpers/page-state.js';
+import { SDK_HEADERS } from '../helpers/lightcone-clients.js';
 import { eventually, startTestServer, type TestServer } from '../helpers/test-server.js';
 import {
   launchUiBrowser,
@@ -594,9 +595,11 @@ describe('who drives what', () => {
 
     // Paused, the line says why.
     const reason = line.locator('.driven-by-reason');
-    await server.request('POST', `/agent/tasks/${driven.taskId}/pause`);
+    await server.request('POST', `/agent/tasks/${driven.taskId}/pause`, undefined, {
+      headers: SDK_HEADERS.currentPython,
+    });
     await taskStatus.filter({ hasText: /^paused$/ }).waitFor();
-    expect(await reason.innerText()).toBe('by a person');
+    expect(await reason.innerText()).toBe(`by Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`);
     await saveScreenshots(page, 'sessions-driven-paused');
     await server.request('POST', `/agent/tasks/${driven.taskId}/resume`);
     await taskStatus.filter({ hasText: /^running$/ }).waitFor();

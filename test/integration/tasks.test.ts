@@ -342,7 +342,11 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
       headers: SDK_HEADERS.currentPython,
     });
     expect(pause.body).toEqual({ status: 'paused' });
-    expect((await task(id)).status).toBe('paused');
+    expect(await task(id)).toMatchObject({
+      status: 'paused',
+      paused_reason: 'user',
+      paused_by: `Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`,
+    });
     release();
     // The held answer arrived while paused: the task reports its reasoning and drops its click.
     await nextOf('reasoning');
@@ -368,6 +372,7 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
       headers: SDK_HEADERS.currentTypeScript,
     });
     expect(resumed.body).toEqual({ status: 'running' });
+    expect(await task(id)).toMatchObject({ paused_reason: null, paused_by: null });
     const done = await finished(id);
     expect(done.status).toBe('completed');
     const next = JSON.stringify(fake.requests[2]!.body);

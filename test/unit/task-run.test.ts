@@ -386,12 +386,17 @@ describe('TaskRun and a person deciding its actions', () => {
       return { result: {}, executedTabId: 'tab_fake' };
     });
     await held.reached;
-    task.run.pause();
+    task.run.pause('Python SDK 2.39.0 (key sk_test…)');
     held.open();
     await task.event('action_result');
-    expect(task.run.task).toMatchObject({ status: 'paused', paused_reason: 'user' });
+    // Still theirs: who paused it is not lost to the approval between.
+    expect(task.run.task).toMatchObject({
+      status: 'paused',
+      paused_reason: 'user',
+      paused_by: 'Python SDK 2.39.0 (key sk_test…)',
+    });
     task.run.resume();
     await task.done;
-    expect(task.run.task.status).toBe('completed');
+    expect(task.run.task).toMatchObject({ status: 'completed', paused_by: null });
   });
 });

@@ -11,6 +11,7 @@ const summary = (task: Task) => ({
   task_id: task.task_id,
   status: task.status,
   paused_reason: task.paused_reason,
+  paused_by: task.paused_by,
   computer_id: task.computer_id,
   steps: task.steps,
   max_steps: task.max_steps,

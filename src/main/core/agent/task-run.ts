@@ -113,7 +113,7 @@ type Distribute<T> = T extends unknown ? Omit<T, 'task_id' | 'step' | 'timestamp
 type EventInput = Distribute<TaskEvent>;
 
 /** A held action of the task: its approval, and the reason the task was paused for before it. */
-type PendingApproval = { id: string; before: PausedReason | null };
+type PendingApproval = { id: string; before: { reason: PausedReason; by?: string } | null };
 /** A person asked for: by the model's request_human call (answered on resume), or from outside. */
 type Handoff = { callId: string | null; watch: { stop(): PersonLog } };
 /** How one action of the model went. */
@@ -305,6 +305,7 @@ export class TaskRun {
   private pauseFor(reason: PausedReason, by?: string): void {
     this.task.status = 'paused';
     this.task.paused_reason = reason;
+    this.task.paused_by = by ?? null;
     this.meter.stop();
     if (!this.pausedUntil) {
       let resume = () => {};
@@ -318,6 +319,7 @@ export class TaskRun {
   private continueRunning(by?: string): void {
     this.task.status = 'running';
     this.task.paused_reason = null;
+    this.task.paused_by = null;
     this.meter.start();
     this.save();
     this.emit({ type: 'resumed', ...(by !== undefined && { by }) });
@@ -343,7 +345,11 @@ export class TaskRun {
     this.approvalAsked = true;
     const { type: _type, timestamp: _at, ...fields } = event;
     this.emit({ type: 'approval_required', ...fields });
-    const before = this.task.status === 'paused' ? this.task.paused_reason : null;
+    const { status, paused_reason, paused_by } = this.task;
+    const before =
+      status === 'paused' && paused_reason
+        ? { reason: paused_reason, ...(paused_by !== null && { by: paused_by }) }
+        : null;
     this.approval = { id: event.approval_id, before };
     this.pauseFor('approval');
   }
@@ -365,7 +371,7 @@ export class TaskRun {
     this.approval = undefined;
     // A task being ended (cancelled, Benchtop stopping) does not go on, nor say it resumed.
     if (this.finished || this.stop || this.task.paused_reason !== 'approval') return;
-    if (approval.before) this.pauseFor(approval.before);
+    if (approval.before) this.pauseFor(approval.before.reason, approval.before.by);
     else this.continueRunning();
   }
 
@@ -721,6 +727,7 @@ export class TaskRun {
     this.meter.stop();
     this.task.status = status;
     this.task.paused_reason = null;
+    this.task.paused_by = null;
     this.task.exit_code = EXIT_CODES[status];
     if (outcome.status === 'completed') this.task.result = outcome.result;
     if (outcome.status === 'failed') this.task.error = outcome.error;

@@ -29,6 +29,7 @@ export class TaskService {
     for (const { task } of deps.store.unfinished()) {
       task.status = 'failed';
       task.paused_reason = null;
+      task.paused_by = null;
       task.exit_code = EXIT_CODES.failed;
       task.error = SHUTDOWN;
       task.updated_at = now();

@@ -106,7 +106,7 @@ export class TaskStore {
 }
 
 /**
- * A stored task; one stored before paused_reason, usage and budgets existed (or before usage had
+ * A stored task; one stored before paused_reason, paused_by, usage and budgets existed (or before usage had
  * cached_tokens) gets their defaults.
  */
 function parseTask(body: string): Task {

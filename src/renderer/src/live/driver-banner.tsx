@@ -120,12 +120,14 @@ export function DriverBanner({ driver, onTakeOver, onHandBack, onRelease }: Prop
   );
 }
 
-/** "Agent task … is paused: why" (a person's own pause needs no why). */
+/** "Agent task … is paused: why", or "… is paused by who" for a pause someone asked for. */
 function PausedTitle({ task, link }: { task: Task; link: ReactNode }) {
   const why = usePausedWhy(task);
+  const user = task.paused_reason === 'user';
   return (
     <strong>
-      Agent task {link} is paused{why && task.paused_reason !== 'user' ? `: ${why}` : ''}.
+      Agent task {link} is paused
+      {user ? (task.paused_by ? ` by ${task.paused_by}` : '') : why ? `: ${why}` : ''}.
     </strong>
   );
 }

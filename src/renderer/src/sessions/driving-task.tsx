@@ -1,5 +1,5 @@
 import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
-import type { PausedReason, Task } from '../../../shared/tasks.js';
+import type { Task } from '../../../shared/tasks.js';
 import { href } from '../hooks/use-hash-route.js';
 import { TaskStatusBadge } from '../tasks/task-status-badge.js';
 
@@ -16,9 +16,7 @@ export function DrivingTaskRow({ task, columns }: { task: Task; columns: number 
           <span className="driven-by-label">Driven by agent task</span>
           <TaskStatusBadge status={task.status} />
           {/* Always there (empty unless paused), so the instruction keeps its column. */}
-          <span className="driven-by-reason">
-            {task.status === 'paused' && task.paused_reason && pausedWhy(task.paused_reason)}
-          </span>
+          <span className="driven-by-reason">{task.status === 'paused' && pausedWhy(task)}</span>
           <a
             className="driven-by-instruction"
             href={href.task(task.task_id)}
@@ -32,7 +30,8 @@ export function DrivingTaskRow({ task, columns }: { task: Task; columns: number 
   );
 }
 
-/** Why the task is paused, after its badge that says "paused". */
-function pausedWhy(reason: PausedReason): string {
-  return reason === 'user' ? 'by a person' : PAUSED_WORDS[reason];
+/** Why the task is paused, after its badge that says "paused": who paused it, when one did. */
+function pausedWhy({ paused_reason: reason, paused_by: by }: Task): string | null {
+  if (reason !== 'user') return reason && PAUSED_WORDS[reason];
+  return `by ${by ?? 'a person'}`;
 }

@@ -71,14 +71,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       </header>
       <ErrorText message={error ?? firstError(task.error) ?? streamError} />
       {!current && !task.error && <Spinner label="loading the task" />}
-      {current && (
-        <TaskFacts
-          task={current}
-          pausedBy={lastPause(events)?.by}
-          onControl={control.mutateAsync}
-          onError={setError}
-        />
-      )}
+      {current && <TaskFacts task={current} onControl={control.mutateAsync} onError={setError} />}
       {current && LIVE_STATUSES.includes(current.status) && <TaskApprovals taskId={taskId} />}
       <div className={recording ? 'task-body with-video' : 'task-body'}>
         <div>
@@ -111,13 +104,11 @@ export function TaskDetail({ taskId }: { taskId: string }) {
 
 type FactsProps = {
   task: Task;
-  /** Who paused it through the API or the window, as its last `paused` event says. */
-  pausedBy: string | undefined;
   onControl: (verb: 'pause' | 'resume' | 'cancel') => Promise<unknown>;
   onError: (message: string | undefined) => void;
 };
 
-function TaskFacts({ task, pausedBy, onControl, onError }: FactsProps) {
+function TaskFacts({ task, onControl, onError }: FactsProps) {
   const paused = task.status === 'paused' ? task.paused_reason : undefined;
   const why = usePausedWhy(task);
   const live = task.status === 'running' || task.status === 'paused';
@@ -136,7 +127,7 @@ function TaskFacts({ task, pausedBy, onControl, onError }: FactsProps) {
       )}
       {why && (
         <p className="paused-reason">
-          {paused === 'user' && pausedBy ? `Paused by ${pausedBy}.` : `Paused: ${why}.`}
+          {paused === 'user' && task.paused_by ? `Paused by ${task.paused_by}.` : `Paused: ${why}.`}
         </p>
       )}
       <TaskUsage task={task} />
@@ -265,10 +256,4 @@ function MessageForm({ taskId }: { taskId: string }) {
       <ErrorText message={error} />
     </form>
   );
-}
-
-/** The task's last `paused` event, if any. */
-function lastPause(events: TaskEvent[]): Extract<TaskEvent, { type: 'paused' }> | undefined {
-  const last = events.findLast((event) => event.type === 'paused');
-  return last?.type === 'paused' ? last : undefined;
 }
