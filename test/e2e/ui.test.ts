@@ -534,6 +534,26 @@ describe('tasks', () => {
     await row.getByRole('link', { name: taskId }).click();
     await page.getByText('Result: Typed hi.').waitFor();
     await page.locator('.timeline').getByText('Typed hi.').first().waitFor();
+
+    // Its computer did not outlive the restart: its page says so, and leads to what it left.
+    const computerId = (await server.request('GET', `/agent/tasks/${taskId}`)).body.computer_id;
+    await page.locator('.task-facts').getByRole('link', { name: computerId }).click();
+    const notice = page.locator('.notice');
+    await notice
+      .getByText(`Benchtop holds no computer ${computerId}: an ended computer is kept for an hour`)
+      .waitFor();
+    await notice.getByText(`Its last task ${taskId} completed: Typed hi.`).waitFor();
+    expect(await page.locator('.error').count()).toBe(0);
+    await saveScreenshots(page, 'computer-gone');
+    await notice.getByRole('link', { name: 'See its recording' }).click();
+    await page.waitForURL(new RegExp(`#/recordings/${computerId}$`));
+    // Chromium logs the computer's 404 itself (its record and its events stream), nothing else.
+    expect(new Set(pages.errors)).toEqual(
+      new Set([
+        'console: Failed to load resource: the server responded with a status of 404 (Not Found)',
+      ]),
+    );
+    pages.errors.length = 0;
   }, 60_000);
 });
 

@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { Tab } from '../../../shared/actions.js';
 import type { Computer, Environment } from '../../../shared/computers.js';
-import type { ApiClient, CallInput } from '../../../shared/client/api-client.js';
+import { ApiError, type ApiClient, type CallInput } from '../../../shared/client/api-client.js';
 import { RECORDING_FILES, type RecordedEvent } from '../../../shared/recordings.js';
 import type { TaskStatus } from '../../../shared/tasks.js';
 import type { UsageRow } from '../../../shared/usage.js';
@@ -93,7 +93,8 @@ export const computerQuery = (api: ApiClient, id: string) =>
   queryOptions({
     queryKey: queryKeys.computer(id),
     queryFn: ({ signal }) => api.call('computers.get', { params: { id }, signal }),
-    refetchInterval: POLL_MS.computer,
+    // One Benchtop no longer holds (ended over an hour ago, or before a restart) stays gone.
+    refetchInterval: (query) => (isNotFound(query.state.error) ? false : POLL_MS.computer),
   });
 
 /** Saved environments (persistent computers that ended), to restore into a new computer. */
@@ -284,3 +285,8 @@ export const usageQuery = (api: ApiClient, filter: UsageFilter) =>
     },
     refetchInterval: POLL_MS.usage,
   });
+
+/** A 404 from the API: what was asked for is not there (or not this key's organization's). */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}

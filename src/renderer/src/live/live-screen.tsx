@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { Computer } from '../../../shared/computers.js';
 import { useApi } from '../api/api-context.js';
 import { firstError } from '../api/error-text.js';
 import {
   backendsQuery,
   computerQuery,
+  isNotFound,
   queryKeys,
   recordingQuery,
   taskListQuery,
@@ -39,6 +40,7 @@ export function LiveScreen({ computerId }: { computerId: string }) {
     meta: { invalidates: [queryKeys.computers, queryKeys.environments, queryKeys.tasks] },
   });
   const current = computer.data;
+  const gone = isNotFound(computer.error);
 
   return (
     <section className="live-screen" aria-labelledby="live-title">
@@ -73,9 +75,10 @@ export function LiveScreen({ computerId }: { computerId: string }) {
           </span>
         )}
       </header>
-      <ErrorText message={error ?? firstError(computer.error)} />
+      <ErrorText message={error ?? (gone ? undefined : firstError(computer.error))} />
       {!current && !computer.error && <Spinner label="loading the computer" />}
       {current?.status === 'terminated' && <EndedNotice computer={current} />}
+      {gone && <GoneNotice computerId={computerId} />}
       {current?.status === 'running' && (
         <>
           <DriverBanner
@@ -102,24 +105,46 @@ export function LiveScreen({ computerId }: { computerId: string }) {
  * been unrecorded).
  */
 function EndedNotice({ computer }: { computer: Computer }) {
+  return (
+    <WhatItLeft computerId={computer.id}>
+      This computer has ended
+      {computer.termination_reason &&
+        `: ${endedBecause(computer.termination_reason, computer.ended_by)}`}
+      .
+    </WhatItLeft>
+  );
+}
+
+/**
+ * A computer Benchtop no longer holds: one is kept for an hour after it ends, and not across a
+ * restart, while its recording and tasks stay (a task's page links to its computer).
+ */
+function GoneNotice({ computerId }: { computerId: string }) {
+  return (
+    <WhatItLeft computerId={computerId}>
+      Benchtop holds no computer {computerId}: an ended computer is kept for an hour, and not across
+      a restart.
+    </WhatItLeft>
+  );
+}
+
+/** `children`, then a link to the computer's recording and how its last task ended, if any. */
+function WhatItLeft({ computerId, children }: { computerId: string; children: ReactNode }) {
   const api = useApi();
   const recording = useQuery({
-    ...recordingQuery(api, computer.id),
+    ...recordingQuery(api, computerId),
     refetchInterval: false,
     retry: false,
   });
   const task = useQuery({
-    ...taskListQuery(api, { computer_id: computer.id, limit: 1 }),
+    ...taskListQuery(api, { computer_id: computerId, limit: 1 }),
     refetchInterval: false,
   }).data?.[0];
   const outcome = task?.result ?? task?.error;
   return (
     <div className="notice">
       <p>
-        This computer has ended
-        {computer.termination_reason &&
-          `: ${endedBecause(computer.termination_reason, computer.ended_by)}`}
-        . {recording.data && <a href={href.recording(computer.id)}>See its recording</a>}
+        {children} {recording.data && <a href={href.recording(computerId)}>See its recording</a>}
       </p>
       {task && (
         <p className="ended-task">
