@@ -223,13 +223,13 @@ describe('the bundle timeline', () => {
     expect(lines.map((line) => [line.label, line.text])).toEqual([
       [
         'asks approval',
-        'to type “hi” on https://a.example/: typing needs a person (policy ask-typing)',
+        'type “hi”: typing needs a person (policy ask-typing, on https://a.example/)',
       ],
       ['paused', 'waiting for a person to approve an action'],
-      ['denied', 'not now'],
+      ['denied', '“not now”'],
       ['asks a person', 'Sign in'],
       ['stalled', 'three actions in a row changed nothing on screen: nothing changed'],
-      ['budget', 'max_tokens reached: used 12 of 10'],
+      ['budget', 'Tokens: used 12 of 10'],
     ]);
   });
 

@@ -1,11 +1,5 @@
 import type { BudgetName, Task } from '../../../shared/tasks.js';
 
-export const BUDGET_LABELS: Record<BudgetName, string> = {
-  max_duration_seconds: 'Seconds of running',
-  max_tokens: 'Tokens',
-  max_cost_usd: 'Cost (USD)',
-};
-
 /** What the task used of each budget it has; time used is not known from the task alone. */
 export function budgetUse(task: Task): Record<BudgetName, number | undefined> {
   return {
@@ -26,9 +20,4 @@ export function reachedBudget(task: Task): BudgetName {
   if (task.budgets.max_cost_usd !== null && used.max_cost_usd! >= task.budgets.max_cost_usd)
     return 'max_cost_usd';
   return 'max_duration_seconds';
-}
-
-/** "$0.0123": cents are too coarse for a few model calls. */
-export function dollars(amount: number): string {
-  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}`;
 }

@@ -5,7 +5,8 @@ import { useApi } from '../api/api-context.js';
 import { queryKeys } from '../api/queries.js';
 import { AsyncButton } from '../components/async-button.js';
 import { ErrorText } from '../components/feedback.js';
-import { BUDGET_LABELS, reachedBudget } from './budgets.js';
+import { BUDGET_LABELS } from '../../../shared/describe-task-event.js';
+import { reachedBudget } from './budgets.js';
 
 /**
  * The budget the task reached, raised by the person, and the task resumed with it (resuming

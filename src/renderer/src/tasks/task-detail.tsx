@@ -13,7 +13,7 @@ import { usePausedWhy } from '../attention/use-task-attention.js';
 import { BundleButton } from '../recordings/downloads.js';
 import { useVideoSync } from '../recordings/recording-video.js';
 import { TaskVideo, useTaskRecording } from '../recordings/task-video.js';
-import { dollars } from './budgets.js';
+import { dollars } from '../../../shared/describe-task-event.js';
 import { TaskStatusBadge } from './task-status-badge.js';
 import { screenshotsKept } from './screenshots-kept.js';
 import { RaiseBudget } from './raise-budget.js';

@@ -2,7 +2,7 @@ import { groupTaskSteps, type TaskStep } from '../../../shared/task-steps.js';
 import type { TaskEvent } from '../../../shared/tasks.js';
 import { playingIndex, videoTime } from '../recordings/recorded-actions.js';
 import { ActionShot } from './action-shot.js';
-import { eventText } from './task-event-text.js';
+import { describeTaskEvent } from '../../../shared/describe-task-event.js';
 
 type Step = TaskStep & {
   /** When it began (epoch ms): its first event. */
@@ -86,7 +86,7 @@ export function TaskTimeline({ events, showScreenshots, video }: Props) {
 }
 
 function EventLine({ event, showScreenshot }: { event: TaskEvent; showScreenshot: boolean }) {
-  const line = eventText(event);
+  const line = describeTaskEvent(event, 'window');
   if (!line) return null;
   const decided = event.type === 'approval_decided' ? ` event-${event.status}` : '';
   return (

@@ -5,7 +5,7 @@ import { firstError } from '../api/error-text.js';
 import { usageQuery } from '../api/queries.js';
 import { ErrorText, Spinner } from '../components/feedback.js';
 import { href } from '../hooks/use-hash-route.js';
-import { dollars } from '../tasks/budgets.js';
+import { dollars } from '../../../shared/describe-task-event.js';
 import { localDay, totalsBy, type UsageTotal } from './usage-totals.js';
 
 const DAYS = 30;

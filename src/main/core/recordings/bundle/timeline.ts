@@ -2,12 +2,7 @@ import type { ActionRequestEvent } from '../../../../shared/events.js';
 import type { OutputAction } from '../../../../shared/responses.js';
 import type { Task, TaskEvent } from '../../../../shared/tasks.js';
 import { groupTaskSteps, type TaskStep } from '../../../../shared/task-steps.js';
-import {
-  describeHeldAction,
-  describeModelRetry,
-  PAUSED_WORDS,
-  STALL_WORDS,
-} from '../../../../shared/describe-attention.js';
+import { describeTaskEvent } from '../../../../shared/describe-task-event.js';
 import { describeModelAction, describeRanAction } from '../../../../shared/describe-action.js';
 
 /** A mark drawn on a screenshot, in its own pixels: a point, or a line from x, y to end_x, end_y. */
@@ -135,60 +130,8 @@ function linesOf(events: TaskEvent[]): Line[] {
 }
 
 function lineOf(event: TaskEvent): Line | undefined {
-  const line = (label: string, text: string): Line => ({ type: event.type, label, text });
-  switch (event.type) {
-    case 'started':
-      return line('started', `on ${event.computer_id}, at most ${event.max_steps} steps`);
-    case 'screenshot':
-      return undefined;
-    case 'reasoning':
-      return line('thinks', event.text);
-    case 'message':
-      return line('says', event.text);
-    case 'action':
-      return line('does', describeModelAction(event.action));
-    case 'healed':
-      return line(
-        'healed',
-        `${describeModelAction(event.before)} → ${describeModelAction(event.after)} (${event.reason})`,
-      );
-    case 'action_result':
-      return line(event.status === 'error' ? 'failed' : 'result', event.error_message ?? 'done');
-    case 'model_retry':
-      return line('waits', describeModelRetry(event));
-    case 'user_message':
-      return event.by
-        ? line('message', `${event.text} (from ${event.by})`)
-        : line('person said', event.text);
-    case 'paused':
-      if (event.reason === 'user' && event.by) return line('paused', `paused by ${event.by}`);
-      return line('paused', event.reason ? PAUSED_WORDS[event.reason] : '');
-    case 'resumed':
-    case 'cancelled':
-      return line(event.type, event.by ? `by ${event.by}` : '');
-    case 'approval_required':
-      return line(
-        'asks approval',
-        `to ${describeHeldAction(event.action)}${event.url ? ` on ${event.url}` : ''}: ${event.reason} (policy ${event.policy_id})`,
-      );
-    case 'approval_decided':
-      return line(
-        event.status,
-        event.note ?? event.status_reason ?? (event.status === 'approved' ? 'the action ran' : ''),
-      );
-    case 'handoff_requested':
-      return line('asks a person', event.by ? `${event.reason} (from ${event.by})` : event.reason);
-    case 'stalled':
-      return line('stalled', `${STALL_WORDS[event.reason]}: ${event.detail}`);
-    case 'budget_reached':
-      return line('budget', `${event.budget} reached: used ${event.used} of ${event.limit}`);
-    case 'completed':
-      return line('completed', event.result ?? '');
-    case 'failed':
-      return line('failed', event.error);
-    case 'max_steps':
-      return line('stopped', 'reached max steps');
-  }
+  const line = describeTaskEvent(event, 'bundle');
+  return line ? { type: event.type, label: line.kind, text: line.text } : undefined;
 }
 
 /** Both lists are in time order; the result is too (a step before a person's input at the same ms). */

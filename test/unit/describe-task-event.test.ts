@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { eventText } from '../../src/renderer/src/tasks/task-event-text.js';
+import { describeTaskEvent } from '../../src/shared/describe-task-event.js';
 import type { TaskEvent } from '../../src/shared/tasks.js';
+
+const windowLine = (event: TaskEvent) => describeTaskEvent(event, 'window');
 
 const base = { task_id: 'task_1', step: 3, timestamp: '2026-11-22T10:00:00.000Z' };
 
@@ -27,36 +29,37 @@ describe('supervision events read as sentences in the timeline', () => {
       },
       screenshot_url: 'http://h/a.png',
     };
-    expect(eventText(event)).toEqual({
-      kind: 'asks you',
-      text: 'click at 150, 130 on button “Pay now”: Paying needs a person',
-    });
+    const text =
+      'click at 150, 130 on button “Pay now”: Paying needs a person (policy payments, on http://shop.example/checkout)';
+    expect(windowLine(event)).toEqual({ kind: 'asks you', text });
+    // The offline bundle says the same to whoever it is handed to.
+    expect(describeTaskEvent(event, 'bundle')).toEqual({ kind: 'asks approval', text });
   });
 
   it('a decision says how it went, with the note or what changed', () => {
     const decided = { ...base, type: 'approval_decided' as const, approval_id: 'appr_1' };
     expect(
-      eventText({ ...decided, status: 'denied', note: 'not this card', status_reason: null }),
+      windowLine({ ...decided, status: 'denied', note: 'not this card', status_reason: null }),
     ).toEqual({ kind: 'denied', text: '“not this card”' });
     expect(
-      eventText({ ...decided, status: 'expired', note: null, status_reason: 'the page changed' }),
+      windowLine({ ...decided, status: 'expired', note: null, status_reason: 'the page changed' }),
     ).toEqual({ kind: 'expired', text: 'the page changed' });
   });
 
   it('a pause says why; handoffs, stalls and budgets say what happened', () => {
-    expect(eventText({ ...base, type: 'paused', reason: 'budget' })?.text).toBe(
+    expect(windowLine({ ...base, type: 'paused', reason: 'budget' })?.text).toBe(
       'a budget was reached',
     );
-    expect(eventText({ ...base, type: 'paused' })).toEqual({ kind: 'paused', text: '' });
-    expect(eventText({ ...base, type: 'handoff_requested', reason: 'a captcha' })).toEqual({
+    expect(windowLine({ ...base, type: 'paused' })).toEqual({ kind: 'paused', text: '' });
+    expect(windowLine({ ...base, type: 'handoff_requested', reason: 'a captcha' })).toEqual({
       kind: 'asks for you',
       text: 'a captcha',
     });
     expect(
-      eventText({ ...base, type: 'stalled', reason: 'repeating', detail: 'click at 5, 6' })?.text,
+      windowLine({ ...base, type: 'stalled', reason: 'repeating', detail: 'click at 5, 6' })?.text,
     ).toBe('the same action three times: click at 5, 6');
     expect(
-      eventText({
+      windowLine({
         ...base,
         type: 'budget_reached',
         budget: 'max_cost_usd',
@@ -65,7 +68,7 @@ describe('supervision events read as sentences in the timeline', () => {
       })?.text,
     ).toBe('Cost (USD): used $0.5123 of $0.5000');
     expect(
-      eventText({
+      windowLine({
         ...base,
         type: 'budget_reached',
         budget: 'max_tokens',
@@ -77,25 +80,27 @@ describe('supervision events read as sentences in the timeline', () => {
 
   it('a turn taken through the API names who took it; one without a name reads as before', () => {
     const by = 'Python SDK 2.39.0 (key sk_5bRW…)';
-    expect(eventText({ ...base, type: 'paused', reason: 'user', by })).toEqual({
+    expect(windowLine({ ...base, type: 'paused', reason: 'user', by })).toEqual({
       kind: 'paused',
       text: `paused by ${by}`,
     });
-    expect(eventText({ ...base, type: 'paused', reason: 'user' })?.text).toBe('paused by a person');
-    expect(eventText({ ...base, type: 'resumed', by })).toEqual({
+    expect(windowLine({ ...base, type: 'paused', reason: 'user' })?.text).toBe(
+      'paused by a person',
+    );
+    expect(windowLine({ ...base, type: 'resumed', by })).toEqual({
       kind: 'resumed',
       text: `by ${by}`,
     });
-    expect(eventText({ ...base, type: 'cancelled' })).toEqual({ kind: 'cancelled', text: '' });
-    expect(eventText({ ...base, type: 'user_message', text: 'hurry', by })).toEqual({
+    expect(windowLine({ ...base, type: 'cancelled' })).toEqual({ kind: 'cancelled', text: '' });
+    expect(windowLine({ ...base, type: 'user_message', text: 'hurry', by })).toEqual({
       kind: 'message',
       text: `hurry (from ${by})`,
     });
-    expect(eventText({ ...base, type: 'user_message', text: 'hurry' })).toEqual({
+    expect(windowLine({ ...base, type: 'user_message', text: 'hurry' })).toEqual({
       kind: 'you said',
       text: 'hurry',
     });
-    expect(eventText({ ...base, type: 'handoff_requested', reason: 'a captcha', by })?.text).toBe(
+    expect(windowLine({ ...base, type: 'handoff_requested', reason: 'a captcha', by })?.text).toBe(
       `a captcha (from ${by})`,
     );
   });
@@ -108,11 +113,11 @@ describe('supervision events read as sentences in the timeline', () => {
       attempt: 2,
       attempts: 3,
     };
-    expect(eventText({ ...retry, wait_ms: 1500 })).toEqual({
+    expect(windowLine({ ...retry, wait_ms: 1500 })).toEqual({
       kind: 'waits',
       text: 'OpenAI answered HTTP 429: Rate limit reached; trying again in 1.5 s (try 2 of 3)',
     });
-    expect(eventText({ ...retry, wait_ms: 480, attempt: 3 })?.text).toMatch(
+    expect(windowLine({ ...retry, wait_ms: 480, attempt: 3 })?.text).toMatch(
       /trying again in 480 ms \(try 3 of 3\)$/,
     );
   });
