@@ -444,6 +444,31 @@ describe('sessions and the live view', () => {
     await server.request('POST', `/agent/tasks/${taskId}/cancel`);
   });
 
+  it('shows a computer its program ends while a person watches as ended, by whom, at once', async () => {
+    const other = (await server.request('POST', '/computers', {})).body.id as string;
+    await server.request('POST', `/computers/${other}/navigate`, {
+      url: `${fixtures.url}/actions.html`,
+    });
+    const page = await open(`#/computers/${other}`);
+    await eventually(async () => (await framesDrawn(page)) >= 1, 10_000);
+    await page.locator('.tab-strip').getByText('Actions fixture').waitFor();
+    // The agent's script ends, as SDK scripts do, with its computer deleted.
+    const deleted = await server.request('DELETE', `/computers/${other}`, undefined, {
+      headers: SDK_HEADERS.currentPython,
+    });
+    expect(deleted.status).toBe(204);
+    await page
+      .locator('.notice', {
+        hasText: `This computer has ended: it was ended by Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`,
+      })
+      .waitFor();
+    expect(await page.locator('.live, .tab-strip').count()).toBe(0);
+    // Long enough for every poll the page had of the running computer to come round again.
+    await page.waitForTimeout(2500);
+    expect(await page.locator('[role="alert"]').count()).toBe(0);
+    await saveScreenshots(page, 'computer-ended-under-view');
+  });
+
   it('ends the computer from the Sessions screen', async () => {
     const page = await open('#/sessions');
     await page.getByRole('button', { name: `End ${computerId}` }).click();
