@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { fromBufferPromise, type Entry } from 'yauzl';
 import { SecretScrubber } from '../../src/main/core/recordings/secret-scrubber.js';
@@ -109,11 +110,13 @@ export async function makeFixture(steps: number, missing?: number): Promise<Fixt
   const trace = randomBytes(2048);
   await writeFile(join(recordingDir, 'trace.zip'), trace);
   await writeFile(join(recordingDir, 'har.ndjson'), '{}\n');
-  // Downloads: a whole file, one still being written, and one the site put a secret in.
+  // Downloads: a whole file, one still being written, and two the site put a secret in (one
+  // packed, so the secret is not in its bytes as they are).
   await mkdir(join(recordingDir, 'downloads'));
   await writeFile(join(recordingDir, 'downloads', 'invoice.csv'), INVOICE);
   await writeFile(join(recordingDir, 'downloads', '.report.csv.part'), 'total,');
   await writeFile(join(recordingDir, 'downloads', 'settings.txt'), `api_key=${SECRET}\n`);
+  await writeFile(join(recordingDir, 'downloads', 'keys.csv.gz'), gzipSync(`key\n${SECRET}\n`));
 
   const task: Task = {
     task_id: TASK,

@@ -66,6 +66,9 @@ describe('a task bundle of a recorded computer', () => {
     expect(textOf('downloads/LEFT-OUT.txt')).toContain(
       '- settings.txt: it holds a secret (a key, a password or a vault value)\n',
     );
+    expect(textOf('downloads/LEFT-OUT.txt')).toContain(
+      '- keys.csv.gz: it holds a secret (a key, a password or a vault value)\n',
+    );
   });
 
   it('stores the already-compressed files as they are and deflates the text', () => {

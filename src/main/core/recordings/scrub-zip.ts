@@ -45,7 +45,7 @@ export async function scrubZip(path: string, scrub: (text: string) => string): P
   }
 }
 
-function openZip(path: string): Promise<yauzl.ZipFile> {
+export function openZip(path: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
     yauzl.open(path, { lazyEntries: true, autoClose: false }, (error, zip) =>
       error ? reject(error) : resolve(zip),
@@ -53,7 +53,7 @@ function openZip(path: string): Promise<yauzl.ZipFile> {
   );
 }
 
-async function* entries(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
+export async function* entries(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
   while (true) {
     const entry = await new Promise<yauzl.Entry | undefined>((resolve, reject) => {
       const onEntry = (found: yauzl.Entry) => done(found);
@@ -77,7 +77,7 @@ async function* entries(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
   }
 }
 
-function openEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
+export function openEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
   return new Promise((resolve, reject) =>
     zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))),
   );

@@ -9,6 +9,7 @@ import type { Recording } from '../../../../shared/recordings.js';
 import { TERMINAL_EVENTS, type Task, type TaskEvent } from '../../../../shared/tasks.js';
 import { DownloadDir } from '../../computers/download-dir.js';
 import { RECORDED_DOWNLOADS } from '../../computers/drivers/driver.js';
+import { checkDownload, type LeftOut } from './download-check.js';
 import { filesUnder, isFile, personInputs, pngFileSize, ScrubLines } from './recording-files.js';
 import { buildTimeline, titleOf, type ModelFiles, type Shot } from './timeline.js';
 import { viewerPage, type ViewerFile } from './viewer-page.js';
@@ -206,14 +207,17 @@ async function screenshotEntries(
   return { entries, byUrl };
 }
 
-/** A download is read whole to check it for secrets: larger ones stay out of the bundle. */
-const MAX_DOWNLOAD_BYTES = 64 * 1024 * 1024;
+const LEFT_OUT_WHY: Record<LeftOut, string> = {
+  secret: 'it holds a secret (a key, a password or a vault value)',
+  too_large: 'larger than the 64 MB a bundle checks for secrets',
+  too_large_unpacked: 'what it packs is larger than the 256 MB a bundle checks for secrets',
+};
 
 /**
  * The files the browser downloaded, as the recording kept them, under downloads/. A file is the
  * site's, not Benchtop's text, so it is not scrubbed: one that holds a secret (a key, a vault
- * value the site echoed) is left out instead, and so is one too large to check; LEFT-OUT.txt
- * says which and why.
+ * value the site echoed), also inside what it packs, is left out instead, and so is one too
+ * large to check; LEFT-OUT.txt says which and why.
  */
 async function downloadEntries(dir: string, scrub: (text: string) => string): Promise<Entry[]> {
   const folder = new DownloadDir(join(dir, RECORDED_DOWNLOADS));
@@ -221,14 +225,12 @@ async function downloadEntries(dir: string, scrub: (text: string) => string): Pr
   const leftOut: string[] = [];
   for (const file of await folder.list()) {
     const path = join(folder.dir, file.name);
-    if (file.size_bytes > MAX_DOWNLOAD_BYTES) {
-      leftOut.push(`${file.name}: larger than the 64 MB a bundle checks for secrets`);
-      continue;
-    }
-    const text = (await readFile(path).catch(() => undefined))?.toString('utf8');
-    if (text === undefined) continue;
-    if (scrub(text) !== text) {
-      leftOut.push(`${file.name}: it holds a secret (a key, a password or a vault value)`);
+    const why = await checkDownload(path, file.size_bytes, (text) => scrub(text) !== text).catch(
+      () => null,
+    );
+    if (why === null) continue;
+    if (why) {
+      leftOut.push(`${file.name}: ${LEFT_OUT_WHY[why]}`);
       continue;
     }
     entries.push(fileEntry(`downloads/${file.name}`, path));
