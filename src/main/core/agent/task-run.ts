@@ -113,7 +113,7 @@ type Distribute<T> = T extends unknown ? Omit<T, 'task_id' | 'step' | 'timestamp
 type EventInput = Distribute<TaskEvent>;
 
 /** A held action of the task: its approval, and the reason the task was paused for before it. */
-type PendingApproval = { id: string; before: { reason: PausedReason; by?: string } | null };
+type PendingApproval = { id: string; before: { reason: PausedReason; by: string | null } | null };
 /** A person asked for: by the model's request_human call (answered on resume), or from outside. */
 type Handoff = { callId: string | null; watch: { stop(): PersonLog } };
 /** How one action of the model went. */
@@ -347,9 +347,7 @@ export class TaskRun {
     this.emit({ type: 'approval_required', ...fields });
     const { status, paused_reason, paused_by } = this.task;
     const before =
-      status === 'paused' && paused_reason
-        ? { reason: paused_reason, ...(paused_by !== null && { by: paused_by }) }
-        : null;
+      status === 'paused' && paused_reason ? { reason: paused_reason, by: paused_by } : null;
     this.approval = { id: event.approval_id, before };
     this.pauseFor('approval');
   }
@@ -371,7 +369,7 @@ export class TaskRun {
     this.approval = undefined;
     // A task being ended (cancelled, Benchtop stopping) does not go on, nor say it resumed.
     if (this.finished || this.stop || this.task.paused_reason !== 'approval') return;
-    if (approval.before) this.pauseFor(approval.before.reason, approval.before.by);
+    if (approval.before) this.pauseFor(approval.before.reason, approval.before.by ?? undefined);
     else this.continueRunning();
   }
 
