@@ -302,6 +302,13 @@ export type TaskEventType = TaskEvent['type'];
 /** The action_result of an action the model asked for that a pause kept from running. */
 export const NOT_RUN_PAUSED = 'not performed: the task was paused before it ran';
 
+/**
+ * What the model is told at its next call when a person's pause kept a whole turn of its actions
+ * from running (a scripted model gives that turn again on reading it).
+ */
+export const TURN_NOT_RUN =
+  'The task was paused before your actions ran; none of them was performed.';
+
 export const TERMINAL_EVENTS = new Set<TaskEventType>([
   'completed',
   'failed',

@@ -378,7 +378,7 @@ describe('steering: pause, a person at the computer, messages, resume', () => {
     const next = JSON.stringify(fake.requests[2]!.body);
     expect(next).toContain('Also say hi');
     expect(next).toContain('may have changed things');
-    expect(next).toContain('were not performed');
+    expect(next).toContain('none of them was performed');
     // Nothing of the task reached the computer while it was paused: it did nothing between pause
     // and resume but report the held answer (its click shown as not performed), and the person's
     // click came between the task's two.

@@ -61,6 +61,8 @@ afterEach(() => {
 async function startTask(
   turns: unknown[],
   perform?: (request: ActionRequest) => Promise<ActionOutcome>,
+  /** Called as the task makes its nth model call (from 0), before the call. */
+  beforeModelCall?: (n: number, run: TaskRun) => void,
 ): Promise<Harness> {
   const script = join(dir, 'script.json');
   writeFileSync(script, JSON.stringify({ turns }));
@@ -111,10 +113,11 @@ async function startTask(
   const requests: CreateResponseBody[] = [];
   const create = responses.create.bind(responses);
   vi.spyOn(responses, 'create').mockImplementation((org, body, options) => {
+    beforeModelCall?.(requests.length, run);
     requests.push(structuredClone(body));
     return create(org, body, options);
   });
-  const run = new TaskRun(
+  const run: TaskRun = new TaskRun(
     task,
     session,
     { store, responses, actions, events, screenshots, ledger },
@@ -225,6 +228,30 @@ describe('TaskRun', () => {
       'The user paused you and may have changed things on the computer. Continue from this screenshot.',
       'Also say hi',
     ]);
+    expect(task.run.task).toMatchObject({ status: 'completed', result: 'Done.' });
+  });
+
+  it('a turn a pause kept from running entirely is told so, and a scripted model gives it again', async () => {
+    const clicked: number[] = [];
+    const task = await startTask(
+      [{ output: [click(10)] }, { output: [click(20)] }, say('Done.')],
+      (request) => {
+        clicked.push((request.action as { at: { x: number } }).at.x);
+        return Promise.resolve({ result: {}, executedTabId: 'tab_fake' });
+      },
+      // A person pauses while the model decides its first turn.
+      (n, run) => n === 0 && run.pause(),
+    );
+    await task.event('action_result');
+    expect(task.run.task.status).toBe('paused');
+    task.run.resume();
+    await task.done;
+
+    expect(told(task.requests[1]!)[0]).toBe(
+      'The task was paused before your actions ran; none of them was performed.',
+    );
+    // The first turn came again after the pause, so the run did all it was scripted to.
+    expect(clicked).toEqual([10, 20]);
     expect(task.run.task).toMatchObject({ status: 'completed', result: 'Done.' });
   });
 

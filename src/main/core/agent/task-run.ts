@@ -8,6 +8,7 @@ import type {
 import {
   EXIT_CODES,
   NOT_RUN_PAUSED,
+  TURN_NOT_RUN,
   type Budgets,
   type PausedReason,
   type Task,
@@ -526,9 +527,9 @@ export class TaskRun {
       const last = index === actions.length - 1;
       const next = await this.actOne(step, action, said, last, index === 0 ? screen : undefined);
       if (next === 'paused-before' || next === 'paused-after') {
-        this.notes.push(PAUSED_MIDTURN);
         // What the model asked for and a person's pause kept from running, on the timeline.
         const from = next === 'paused-before' ? index : index + 1;
+        this.notes.push(from === 0 ? TURN_NOT_RUN : PAUSED_MIDTURN);
         if (!this.controller.signal.aborted) this.notRun(step, actions.slice(from));
         return undefined;
       }

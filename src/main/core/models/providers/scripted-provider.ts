@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { OutputAction, type ChatCompletion } from '../../../../shared/responses.js';
+import { TURN_NOT_RUN } from '../../../../shared/tasks.js';
 import {
   ModelError,
   type ChatReply,
@@ -64,8 +65,9 @@ const DONE: ReplyItem[] = [{ type: 'message', text: 'done' }];
 
 /**
  * Turns from a JSON file, for tests, demos and replays: the Nth model call of a conversation gets
- * turn N; after the last turn every answer is the message "done". The file is read on every call,
- * so a script can be edited while Benchtop runs.
+ * turn N, less the turns an agent task said it did not run (a person paused it first); after the
+ * last turn every answer is the message "done". The file is read on every call, so a script can
+ * be edited while Benchtop runs.
  */
 export function createScriptedProvider(context: ProviderContext): ModelProvider {
   const path = context.config.script;
@@ -112,7 +114,8 @@ export function createScriptedProvider(context: ProviderContext): ModelProvider 
   return {
     kind: 'scripted',
     async respond(request: ModelRequest): Promise<ModelReply> {
-      const output = await turn(request.turn, request.signal);
+      // A turn a person's pause kept from running is given again, as a model told so would.
+      const output = await turn(request.turn - turnsNotRun(request.conversation), request.signal);
       return {
         output,
         usage: {
@@ -133,6 +136,16 @@ export function createScriptedProvider(context: ProviderContext): ModelProvider 
       return { kind: 'stream', chunks: chunksOf(completion, text) };
     },
   };
+}
+
+/** How many of the conversation's turns an agent task did not run (it said so at the next call). */
+function turnsNotRun(conversation: ConversationItem[]): number {
+  return conversation.filter(
+    (item) =>
+      item.type === 'message' &&
+      item.role === 'user' &&
+      item.content.some((part) => part.type === 'text' && part.text === TURN_NOT_RUN),
+  ).length;
 }
 
 function toReplyItem(item: z.infer<typeof ScriptItem>): ReplyItem {
