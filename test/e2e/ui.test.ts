@@ -644,7 +644,10 @@ describe('who drives what', () => {
       headers: SDK_HEADERS.currentPython,
     });
     await taskStatus.filter({ hasText: /^paused$/ }).waitFor();
-    expect(await reason.innerText()).toBe(`by Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`);
+    const pausedBy = `by Python SDK 2.39.0 (key ${server.key.slice(0, 7)}…)`;
+    expect(await reason.innerText()).toBe(pausedBy);
+    // The status says it too, wherever it shows (here, the Tasks screen, the task's page).
+    expect(await taskStatus.getAttribute('title')).toBe(`paused ${pausedBy}`);
     await saveScreenshots(page, 'sessions-driven-paused');
     await server.request('POST', `/agent/tasks/${driven.taskId}/resume`);
     await taskStatus.filter({ hasText: /^running$/ }).waitFor();

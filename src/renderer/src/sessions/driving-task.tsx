@@ -1,7 +1,6 @@
-import { PAUSED_WORDS } from '../../../shared/describe-attention.js';
 import type { Task } from '../../../shared/tasks.js';
 import { href } from '../hooks/use-hash-route.js';
-import { TaskStatusBadge } from '../tasks/task-status-badge.js';
+import { pausedWhy, TaskStatusBadge } from '../tasks/task-status-badge.js';
 
 /**
  * The agent task driving a computer, as a line right under the computer's row: a task started
@@ -14,9 +13,9 @@ export function DrivingTaskRow({ task, columns }: { task: Task; columns: number 
       <td colSpan={columns}>
         <div className="driven-by-line">
           <span className="driven-by-label">Driven by agent task</span>
-          <TaskStatusBadge status={task.status} />
+          <TaskStatusBadge task={task} />
           {/* Always there (empty unless paused), so the instruction keeps its column. */}
-          <span className="driven-by-reason">{task.status === 'paused' && pausedWhy(task)}</span>
+          <span className="driven-by-reason">{pausedWhy(task)}</span>
           <a
             className="driven-by-instruction"
             href={href.task(task.task_id)}
@@ -28,10 +27,4 @@ export function DrivingTaskRow({ task, columns }: { task: Task; columns: number 
       </td>
     </tr>
   );
-}
-
-/** Why the task is paused, after its badge that says "paused": who paused it, when one did. */
-function pausedWhy({ paused_reason: reason, paused_by: by }: Task): string | null {
-  if (reason !== 'user') return reason && PAUSED_WORDS[reason];
-  return `by ${by ?? 'a person'}`;
 }

@@ -54,7 +54,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       <header className="screen-head">
         <a href={href.tasks}>← Tasks</a>
         <h1 id="task-title">{taskId}</h1>
-        {current && <TaskStatusBadge status={current.status} />}
+        {current && <TaskStatusBadge task={current} />}
         {current && (
           <span className="facts">
             <span>exit code {current.exit_code ?? '—'}</span>

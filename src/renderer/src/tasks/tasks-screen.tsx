@@ -109,7 +109,7 @@ function TaskRow({ task }: { task: Task }) {
         <a href={href.task(task.task_id)}>{task.task_id}</a>
       </td>
       <td>
-        <TaskStatusBadge status={task.status} />
+        <TaskStatusBadge task={task} />
       </td>
       <td>{task.exit_code ?? '—'}</td>
       <td className="ellipsis" title={task.instruction}>
