@@ -45,7 +45,7 @@ export async function scrubZip(path: string, scrub: (text: string) => string): P
   }
 }
 
-export function openZip(path: string): Promise<yauzl.ZipFile> {
+function openZip(path: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
     yauzl.open(path, { lazyEntries: true, autoClose: false }, (error, zip) =>
       error ? reject(error) : resolve(zip),

@@ -106,8 +106,8 @@ export class TaskStore {
 }
 
 /**
- * A stored task; one stored before paused_reason, paused_by, usage and budgets existed (or before usage had
- * cached_tokens) gets their defaults.
+ * A stored task; one stored before paused_reason, paused_by, usage and budgets existed (or before
+ * usage had cached_tokens) gets their defaults.
  */
 function parseTask(body: string): Task {
   const unstarted = unstartedTaskFields();
