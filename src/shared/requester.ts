@@ -18,3 +18,10 @@ export function printable(text: string): string {
     .replace(/ +/g, ' ')
     .trim();
 }
+
+/**
+ * The window marks every request it sends as a person's with this header: an action or a tab's is
+ * recorded as theirs and no policy holds it (they would be the one to approve it); a computer they
+ * end, a task they pause, resume, message or cancel names "a person in the window".
+ */
+export const WINDOW_SOURCE = { header: 'x-benchtop-source', value: 'live-view' } as const;

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { printable, requesterName } from '../../shared/requester.js';
+import { printable, requesterName, WINDOW_SOURCE } from '../../shared/requester.js';
 import type { Principal } from '../core/store/key-store.js';
 
 /**
@@ -41,9 +41,9 @@ export function describeClient(headers: IncomingHttpHeaders, principal: Principa
   return requesterName(clientName(headers), principal.keyPrefix);
 }
 
-/** The window marks every request it sends as a person's (x-benchtop-source: live-view). */
+/** A request the window sent, for a person in it (WINDOW_SOURCE). */
 export function fromTheWindow(headers: IncomingHttpHeaders): boolean {
-  return headers['x-benchtop-source'] === 'live-view';
+  return headers[WINDOW_SOURCE.header] === WINDOW_SOURCE.value;
 }
 
 /**

@@ -5,17 +5,11 @@ import {
   type ApiClient,
   type CallInput,
 } from '../../../shared/client/api-client.js';
+import { WINDOW_SOURCE } from '../../../shared/requester.js';
 import type { Connection } from './connection.js';
 
 /**
- * Marks every request of the window as a person's (x-benchtop-source: live-view): an action or a
- * tab's is recorded as theirs and no policy holds it, since they would be the one to approve it
- * (docs/API.md §13); a computer they end, a task they pause, resume, message or cancel says so.
- */
-const LIVE_VIEW_SOURCE = { 'x-benchtop-source': 'live-view' };
-
-/**
- * The typed client with the window's key, every request marked as a person's (LIVE_VIEW_SOURCE);
+ * The typed client with the window's key, every request marked as a person's (WINDOW_SOURCE);
  * an unreachable server is named in the error. `onKeyRejected` hears of an answer saying the key
  * is not (or no longer) valid: unknown or revoked, or the address blocked for requests without a
  * valid key.
@@ -26,7 +20,7 @@ export function createWindowClient(connection: Connection, onKeyRejected?: () =>
     apiKey: connection.apiKey,
     fetch: async (input, init) => {
       const headers = new Headers(init?.headers);
-      for (const [name, value] of Object.entries(LIVE_VIEW_SOURCE)) headers.set(name, value);
+      headers.set(WINDOW_SOURCE.header, WINDOW_SOURCE.value);
       let response: Response;
       try {
         response = await fetch(input, { ...init, headers });
