@@ -28,7 +28,9 @@ export function SessionsScreen() {
   });
   const backends = useQuery(backendsQuery(api));
   const remote = showsBackends(backends.data);
-  const tabs = useTabCounts(computers.data);
+  // Counted for the list as it is now, not as the cache last had it: a computer that ended since
+  // (the one just ended from its own page) has no tabs to list, only a 404.
+  const tabs = useTabCounts(computers.isFetchedAfterMount ? computers.data : undefined);
   const [actionError, setActionError] = useState<string>();
 
   return (
